@@ -1,0 +1,42 @@
+// hone-train: the engine without Node, for headless runs, GPU boxes and benchmarks.
+#include "args.h"
+#include "commands.h"
+#include "json.h"
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+static const char * USAGE =
+    "usage:\n"
+    "  hone-train --model M.gguf --data D --out DIR [--rank 8 --alpha 16 --targets attn_q,... --lr 1e-4\n"
+    "             --steps N | --epochs N --ctx 256 --batch 1 --ubatch 1 --seed 42 --backend auto|cpu|cuda|metal\n"
+    "             --threads N --weight-decay 0 --json]\n"
+    "  hone-train make-model --arch llama|qwen2|qwen3 --embd N --layers N --heads N --kv-heads N --ff N\n"
+    "             [--head-dim N] --vocab-from VOCAB.gguf [--type f32|f16|q8_0|q4_k_m] [--tied] --out M.gguf\n"
+    "  hone-train check-forward --model M.gguf [--adapter A.gguf] --text \"...\" [--json]\n";
+
+int report_error(bool json, const char * code, const std::string & message) {
+    if (json) {
+        printf("%s\n", JsonObject().str("type", "error").str("code", code).str("message", message).dump().c_str());
+        fflush(stdout);
+    }
+    fprintf(stderr, "hone-train: error: %s\n", message.c_str());
+    return 1;
+}
+
+int main(int argc, char ** argv) {
+    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))) {
+        fputs(USAGE, stdout);
+        return 0;
+    }
+    try {
+        if (argc >= 2 && !strcmp(argv[1], "make-model")) return cmd_make_model(argc, argv);
+        if (argc >= 2 && !strcmp(argv[1], "check-forward")) return cmd_check_forward(argc, argv);
+        if (argc >= 2 && !strcmp(argv[1], "train")) return cmd_train(argc - 1, argv + 1);
+        return cmd_train(argc, argv);
+    } catch (const UsageError & e) {
+        fprintf(stderr, "hone-train: %s\n%s", e.what(), USAGE);
+        return 2;
+    }
+}

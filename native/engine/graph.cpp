@@ -1,0 +1,131 @@
+#include "graph.h"
+
+#include "lora.h"
+#include "model.h"
+
+#include <cmath>
+
+namespace hone {
+
+ForwardInputs make_forward_inputs(ggml_context * ctx, int T, int B) {
+    ForwardInputs in;
+    in.tokens = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, (int64_t) T * B);
+    in.pos = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, (int64_t) T * B);
+    in.kq_mask = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, T, T);
+    ggml_set_name(in.tokens, "inp_tokens");
+    ggml_set_name(in.pos, "inp_pos");
+    ggml_set_name(in.kq_mask, "kq_mask");
+    for (ggml_tensor * t : { in.tokens, in.pos, in.kq_mask }) ggml_set_input(t);
+    return in;
+}
+
+void fill_causal_mask(float * mask, int T) {
+    for (int q = 0; q < T; q++) {
+        for (int k = 0; k < T; k++) mask[(size_t) q * T + k] = k <= q ? 0.0f : -INFINITY;
+    }
+}
+
+// W·x plus the adapter's scale·B·(A·x), in llama.cpp's order (build_lora_mm).
+static ggml_tensor * lora_mm(ggml_context * ctx, const hone_adapter * ad, ggml_tensor * w, ggml_tensor * x) {
+    ggml_tensor * res = ggml_mul_mat(ctx, w, x);
+    const LoraPair * p = ad ? ad->find(w) : nullptr;
+    if (p) {
+        ggml_tensor * ab = ggml_mul_mat(ctx, p->b, ggml_mul_mat(ctx, p->a, x));
+        ab = ggml_scale(ctx, ab, ad->scale());
+        res = ggml_add(ctx, res, ab);
+    }
+    return res;
+}
+
+static ggml_tensor * add_bias(ggml_context * ctx, ggml_tensor * x, ggml_tensor * b) { return b ? ggml_add(ctx, x, b) : x; }
+
+static ggml_tensor * rms(ggml_context * ctx, ggml_tensor * x, ggml_tensor * w, float eps) {
+    return ggml_mul(ctx, ggml_rms_norm(ctx, x, eps), w);
+}
+
+// [hd, heads, T*B] -> [hd, T, heads, B] (a view; rows stay contiguous).
+static ggml_tensor * heads_first(ggml_context * ctx, ggml_tensor * x, int hd, int heads, int T, int B) {
+    return ggml_permute(ctx, ggml_reshape_4d(ctx, x, hd, heads, T, B), 0, 2, 1, 3);
+}
+
+// Grouped-query attention relies on MUL_MAT broadcasting K/V heads over Q heads; its backward
+// only handles that broadcast for a single sequence, so with several sequences K/V heads are
+// repeated explicitly (head h reads kv head h / (n_head / n_head_kv), as in the broadcast).
+static ggml_tensor * repeat_kv(ggml_context * ctx, ggml_tensor * x, int n_head) {
+    const int64_t n_kv = x->ne[2];
+    if (n_kv == n_head || x->ne[3] == 1) return x;
+    ggml_tensor * c = ggml_cont(ctx, x);
+    c = ggml_reshape_4d(ctx, c, c->ne[0] * c->ne[1], 1, n_kv, c->ne[3]);
+    c = ggml_repeat_4d(ctx, c, c->ne[0], n_head / n_kv, n_kv, c->ne[3]);
+    return ggml_reshape_4d(ctx, c, x->ne[0], x->ne[1], n_head, x->ne[3]);
+}
+
+ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone_adapter * ad, const ForwardInputs & in, int T, int B) {
+    const Hparams & hp = m.hp;
+    const int hd = hp.head_dim, nh = hp.n_head, nkv = hp.n_head_kv, N = T * B;
+    const float kq_scale = 1.0f / std::sqrt((float) hd);
+    // RoPE as llama.cpp runs it without YaRN: ext_factor 0, attn_factor 1, beta 32/1.
+    auto rope = [&](ggml_tensor * x) {
+        return ggml_rope_ext(ctx, x, in.pos, m.rope_freqs, hp.n_rot, hp.rope_type, hp.n_ctx_train,
+                             hp.rope_freq_base, hp.rope_freq_scale, 0.0f, 1.0f, 32.0f, 1.0f);
+    };
+
+    ggml_tensor * inpL = ggml_get_rows(ctx, m.tok_embd, in.tokens);
+    for (int il = 0; il < hp.n_layer; il++) {
+        const LayerWeights & L = m.layers[il];
+        ggml_tensor * cur = rms(ctx, inpL, L.attn_norm, hp.rms_eps);
+
+        ggml_tensor * q = add_bias(ctx, lora_mm(ctx, ad, L.wq, cur), L.bq);
+        ggml_tensor * k = add_bias(ctx, lora_mm(ctx, ad, L.wk, cur), L.bk);
+        ggml_tensor * v = add_bias(ctx, lora_mm(ctx, ad, L.wv, cur), L.bv);
+        q = ggml_reshape_3d(ctx, q, hd, nh, N);
+        k = ggml_reshape_3d(ctx, k, hd, nkv, N);
+        v = ggml_reshape_3d(ctx, v, hd, nkv, N);
+        if (L.q_norm) q = rms(ctx, q, L.q_norm, hp.rms_eps);
+        if (L.k_norm) k = rms(ctx, k, L.k_norm, hp.rms_eps);
+        q = rope(q);
+        k = rope(k);
+
+        ggml_tensor * q4 = heads_first(ctx, q, hd, nh, T, B);
+        ggml_tensor * k4 = repeat_kv(ctx, heads_first(ctx, k, hd, nkv, T, B), nh);
+        // V transposed per head: [T, hd, heads, B], as llama.cpp's v_trans cache layout.
+        ggml_tensor * vt = ggml_cont(ctx, ggml_permute(ctx, ggml_reshape_4d(ctx, v, hd, nkv, T, B), 1, 2, 0, 3));
+        vt = repeat_kv(ctx, vt, nh);
+
+        ggml_tensor * kq = ggml_mul_mat(ctx, k4, q4); // [T_k, T_q, nh, B]
+        ggml_mul_mat_set_prec(kq, GGML_PREC_F32);
+        kq = ggml_soft_max_ext(ctx, kq, in.kq_mask, kq_scale, 0.0f);
+        ggml_tensor * kqv = ggml_mul_mat(ctx, vt, kq); // [hd, T_q, nh, B]
+        cur = ggml_cont_2d(ctx, ggml_permute(ctx, kqv, 0, 2, 1, 3), (int64_t) hd * nh, N);
+        cur = add_bias(ctx, lora_mm(ctx, ad, L.wo, cur), L.bo);
+
+        ggml_tensor * ffn_inp = ggml_add(ctx, cur, inpL);
+        cur = rms(ctx, ffn_inp, L.ffn_norm, hp.rms_eps);
+        ggml_tensor * gate = lora_mm(ctx, ad, L.ffn_gate, cur);
+        ggml_tensor * up = lora_mm(ctx, ad, L.ffn_up, cur);
+        cur = ggml_mul(ctx, ggml_silu(ctx, gate), up); // SWIGLU, split so it has a backward
+        cur = lora_mm(ctx, ad, L.ffn_down, cur);
+        inpL = ggml_add(ctx, cur, ffn_inp);
+    }
+    ggml_tensor * cur = rms(ctx, inpL, m.output_norm, hp.rms_eps);
+    ggml_tensor * logits = lora_mm(ctx, ad, m.output, cur);
+    ggml_set_name(logits, "logits");
+    return logits;
+}
+
+ggml_tensor * build_loss(ggml_context * ctx, ggml_tensor * logits, LossInputs & li, int n_vocab, int n_rows) {
+    li.labels = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, n_vocab, n_rows);
+    li.loss_mask = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 1, n_rows);
+    li.loss_scale = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 1);
+    ggml_set_name(li.labels, "labels");
+    ggml_set_name(li.loss_mask, "loss_mask");
+    ggml_set_name(li.loss_scale, "loss_scale");
+    for (ggml_tensor * t : { li.labels, li.loss_mask, li.loss_scale }) ggml_set_input(t);
+    ggml_tensor * masked = ggml_mul(ctx, logits, li.loss_mask);
+    ggml_tensor * ce = ggml_cross_entropy_loss(ctx, masked, li.labels); // mean over all n_rows
+    ggml_tensor * loss = ggml_mul(ctx, ce, li.loss_scale);
+    ggml_set_name(loss, "loss");
+    return loss;
+}
+
+} // namespace hone

@@ -1,0 +1,40 @@
+// The training graph's forward pass for llama-family models, written to match llama.cpp's
+// inference graph op for op (same LoRA placement, RoPE, norms, masking), except that
+// attention reads the micro-batch's own K and V instead of a KV cache, so K and V (and
+// everything below them) get gradients.
+#pragma once
+
+#include "ggml.h"
+
+struct hone_model;
+struct hone_adapter;
+
+namespace hone {
+
+struct ForwardInputs {
+    ggml_tensor * tokens = nullptr;  // I32 [T*B]
+    ggml_tensor * pos = nullptr;     // I32 [T*B], 0..T-1 per sequence
+    ggml_tensor * kq_mask = nullptr; // F32 [T, T], 0 or -inf (causal)
+};
+
+// Inputs are created in ctx and flagged as graph inputs. B = sequences, T = tokens each.
+ForwardInputs make_forward_inputs(ggml_context * ctx, int T, int B);
+
+// Logits [n_vocab, T*B].
+ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone_adapter * ad, const ForwardInputs & in, int T, int B);
+
+struct LossInputs {
+    ggml_tensor * labels = nullptr;     // F32 [n_vocab, T*B], one-hot on loss positions, zero elsewhere
+    ggml_tensor * loss_mask = nullptr;  // F32 [1, T*B], 1 on loss positions
+    ggml_tensor * loss_scale = nullptr; // F32 [1], rows / loss tokens of the whole optimizer step
+};
+
+// Sum of cross-entropy over loss positions divided by the step's loss-token count (through
+// loss_scale). Masked rows get no gradient: their logits are multiplied by zero and their
+// labels are zero, so they add nothing to the loss.
+ggml_tensor * build_loss(ggml_context * ctx, ggml_tensor * logits, LossInputs & li, int n_vocab, int n_rows);
+
+// Fills the causal mask for T tokens.
+void fill_causal_mask(float * mask, int T);
+
+} // namespace hone

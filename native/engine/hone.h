@@ -1,0 +1,162 @@
+// Hone engine: C-style API over ggml/llama.cpp for LoRA training on a resident GGUF base.
+// Opaque handles with init/free pairs, params structs with a defaults function, errors as
+// {code, message} filled into a caller-owned hone_error. No global state.
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+    HONE_OK = 0,
+    HONE_E_INVALID_ARG = 1, // a parameter is out of range or inconsistent
+    HONE_E_IO = 2,          // a file cannot be read or written (missing, permissions, disk full)
+    HONE_E_FORMAT = 3,      // a file is not what it claims (not GGUF, truncated, wrong version)
+    HONE_E_UNSUPPORTED = 4, // valid input the engine cannot handle yet (architecture, op)
+    HONE_E_MEMORY = 5,      // an allocation failed or the plan does not fit
+    HONE_E_CANCELLED = 6,   // the progress callback asked to stop
+    HONE_E_INTERNAL = 7,    // a bug: please report
+} hone_status;
+
+typedef struct {
+    int  code;           // hone_status
+    char message[1024];  // names the problem and where it is
+} hone_error;
+
+typedef struct hone_model   hone_model;
+typedef struct hone_adapter hone_adapter;
+typedef struct hone_trainer hone_trainer;
+
+// ---- model ------------------------------------------------------------------------------
+
+typedef struct {
+    const char * path;    // GGUF file
+    const char * backend; // "auto" (GPU if present, else CPU), "cpu", "cuda", "metal"
+    int n_threads;        // CPU threads; <= 0: all hardware threads
+} hone_model_params;
+
+hone_model_params hone_model_default_params(void);
+hone_status hone_model_load(const hone_model_params * params, hone_model ** out, hone_error * err);
+void        hone_model_free(hone_model * model);
+
+typedef struct {
+    char    arch[32];        // general.architecture
+    char    name[128];       // general.name, or the file name
+    char    backend[32];     // the backend the weights live on ("CPU", "CUDA0", ...)
+    int32_t n_layer, n_embd, n_ff, n_head, n_head_kv, head_dim, n_vocab, n_ctx_train;
+    bool    tied_output;     // output head shares token_embd
+    int64_t n_params;        // base parameters
+    int64_t weight_bytes;    // bytes of the resident base weights
+} hone_model_info;
+
+void hone_model_get_info(const hone_model * model, hone_model_info * info);
+
+// Tokenizes with the model's own tokenizer. Returns the number of tokens, or -needed when
+// n_max is too small.
+int32_t hone_model_tokenize(const hone_model * model, const char * text, size_t len, bool add_bos,
+                            int32_t * tokens, int32_t n_max);
+int32_t hone_model_token_bos(const hone_model * model);
+int32_t hone_model_token_eos(const hone_model * model);
+
+// ---- adapter ----------------------------------------------------------------------------
+
+// Target modules, as a bit mask.
+enum {
+    HONE_TARGET_ATTN_Q   = 1 << 0,
+    HONE_TARGET_ATTN_K   = 1 << 1,
+    HONE_TARGET_ATTN_V   = 1 << 2,
+    HONE_TARGET_ATTN_OUT = 1 << 3,
+    HONE_TARGET_FFN_GATE = 1 << 4,
+    HONE_TARGET_FFN_UP   = 1 << 5,
+    HONE_TARGET_FFN_DOWN = 1 << 6,
+    HONE_TARGET_OUTPUT   = 1 << 7,
+};
+
+// Parses "attn_q,attn_k,..." (or "all") into a mask; unknown names are an error naming them.
+hone_status hone_parse_targets(const char * list, uint32_t * mask, hone_error * err);
+// Writes the comma-separated names of a mask.
+void        hone_format_targets(uint32_t mask, char * buf, size_t size);
+
+typedef struct {
+    int32_t  rank;     // r, 1..min(n_in, n_out) of every targeted layer
+    float    alpha;    // scale = alpha / rank
+    uint32_t targets;  // HONE_TARGET_* mask
+    uint64_t seed;     // A ~ Kaiming-uniform(seed), B = 0
+} hone_adapter_params;
+
+hone_adapter_params hone_adapter_default_params(void);
+hone_status hone_adapter_init(hone_model * model, const hone_adapter_params * params, hone_adapter ** out, hone_error * err);
+// Loads a llama.cpp LoRA GGUF (F32/F16 tensors) for this model.
+hone_status hone_adapter_load(hone_model * model, const char * path, hone_adapter ** out, hone_error * err);
+// Writes a llama.cpp LoRA GGUF (temp file + rename: no partial file under `path`).
+hone_status hone_adapter_save(const hone_adapter * adapter, const char * path, hone_error * err);
+// Adds gaussian noise of stddev `sigma` to every B (tests: a B of zero gives dL/dA = 0).
+void        hone_adapter_perturb_b(hone_adapter * adapter, float sigma, uint64_t seed);
+void        hone_adapter_free(hone_adapter * adapter);
+int64_t     hone_adapter_n_params(const hone_adapter * adapter);
+
+// ---- data -------------------------------------------------------------------------------
+
+// One training sequence: tokens[0..n) with loss_mask[i] != 0 when tokens[i] is a target
+// (predicted from tokens[0..i)). loss_mask[0] is ignored.
+typedef struct {
+    const int32_t * tokens;
+    const uint8_t * loss_mask; // NULL: every token after the first carries loss
+    int32_t n_tokens;
+} hone_sequence;
+
+// ---- training ---------------------------------------------------------------------------
+
+typedef struct {
+    int32_t n_ctx;          // tokens per sequence (longer sequences are truncated on the right)
+    int32_t n_batch;        // sequences per optimizer step
+    int32_t n_ubatch;       // sequences per micro-batch (n_batch must be a multiple)
+    int32_t n_steps;        // optimizer steps; 0: use n_epochs
+    int32_t n_epochs;       // passes over the data when n_steps == 0
+    float   lr;             // AdamW learning rate
+    float   weight_decay;   // AdamW decoupled weight decay
+    float   beta1, beta2, eps;
+    uint64_t seed;          // data order
+} hone_train_params;
+
+hone_train_params hone_train_default_params(void);
+
+typedef struct {
+    int32_t step;          // optimizer step just finished, 1-based
+    int32_t n_steps;       // total steps planned
+    float   loss;          // mean cross-entropy over the step's loss tokens
+    float   lr;            // learning rate used for this step
+    int64_t tokens;        // tokens processed so far (all positions, incl. non-loss)
+    int64_t loss_tokens;   // loss-carrying tokens in this step
+    double  tokens_per_s;  // throughput of this step
+    double  elapsed_s;     // since training started
+} hone_step_event;
+
+// Return false to cancel: the engine stops after the current step.
+typedef bool (*hone_progress_cb)(const hone_step_event * event, void * user_data);
+
+hone_status hone_trainer_init(hone_model * model, hone_adapter * adapter, const hone_train_params * params,
+                              hone_trainer ** out, hone_error * err);
+hone_status hone_trainer_train(hone_trainer * trainer, const hone_sequence * seqs, int32_t n_seqs,
+                               hone_progress_cb cb, void * user_data, hone_error * err);
+void        hone_trainer_free(hone_trainer * trainer);
+
+// ---- evaluation -------------------------------------------------------------------------
+
+// Runs the training graph's forward pass (with the adapter, if any) on one sequence and
+// writes n_tokens * n_vocab logits (row-major by position).
+hone_status hone_forward_logits(hone_model * model, hone_adapter * adapter, const int32_t * tokens, int32_t n_tokens,
+                                float * logits, hone_error * err);
+
+// Runs llama.cpp inference (llama_decode, F32 KV cache, no flash attention) with the adapter
+// file applied through llama.cpp's own loader, writing n_tokens * n_vocab logits.
+hone_status hone_reference_logits(const char * model_path, const char * adapter_path, const int32_t * tokens,
+                                  int32_t n_tokens, int n_threads, float * logits, hone_error * err);
+
+#ifdef __cplusplus
+}
+#endif

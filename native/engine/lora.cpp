@@ -1,0 +1,281 @@
+#include "lora.h"
+
+#include "error.h"
+#include "model.h"
+
+#include "gguf.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <random>
+
+using namespace hone;
+
+static const struct { uint32_t bit; const char * name; } TARGETS[] = {
+    { HONE_TARGET_ATTN_Q, "attn_q" },     { HONE_TARGET_ATTN_K, "attn_k" },     { HONE_TARGET_ATTN_V, "attn_v" },
+    { HONE_TARGET_ATTN_OUT, "attn_output" }, { HONE_TARGET_FFN_GATE, "ffn_gate" }, { HONE_TARGET_FFN_UP, "ffn_up" },
+    { HONE_TARGET_FFN_DOWN, "ffn_down" }, { HONE_TARGET_OUTPUT, "output" },
+};
+
+namespace hone {
+
+const char * target_name(uint32_t target) {
+    for (auto & t : TARGETS) if (t.bit == target) return t.name;
+    return "?";
+}
+
+ggml_tensor * target_weight(const hone_model & m, uint32_t target, int il) {
+    if (target == HONE_TARGET_OUTPUT) return m.output;
+    const LayerWeights & L = m.layers[il];
+    switch (target) {
+        case HONE_TARGET_ATTN_Q: return L.wq;
+        case HONE_TARGET_ATTN_K: return L.wk;
+        case HONE_TARGET_ATTN_V: return L.wv;
+        case HONE_TARGET_ATTN_OUT: return L.wo;
+        case HONE_TARGET_FFN_GATE: return L.ffn_gate;
+        case HONE_TARGET_FFN_UP: return L.ffn_up;
+        case HONE_TARGET_FFN_DOWN: return L.ffn_down;
+        default: return nullptr;
+    }
+}
+
+} // namespace hone
+
+hone_adapter::~hone_adapter() {
+    if (buf) ggml_backend_buffer_free(buf);
+    if (ctx) ggml_free(ctx);
+}
+
+// Creates the A/B tensors (uninitialised) for every (target, layer) pair, on the model's
+// primary backend, with shapes from the base weights.
+static void create_pairs(hone_adapter & ad, const std::vector<std::pair<ggml_tensor *, int>> & weights) {
+    ggml_init_params ip = { ggml_tensor_overhead() * (weights.size() * 2 + 1), nullptr, true };
+    ad.ctx = ggml_init(ip);
+    for (auto & [w, rank] : weights) {
+        LoraPair p;
+        p.base_name = w->name;
+        p.a = ggml_new_tensor_2d(ad.ctx, GGML_TYPE_F32, w->ne[0], rank);
+        p.b = ggml_new_tensor_2d(ad.ctx, GGML_TYPE_F32, rank, w->ne[1]);
+        ggml_format_name(p.a, "%s.lora_a", w->name);
+        ggml_format_name(p.b, "%s.lora_b", w->name);
+        ad.by_weight[w] = ad.pairs.size();
+        ad.pairs.push_back(p);
+    }
+    ad.buf = ggml_backend_alloc_ctx_tensors(ad.ctx, ad.model->backends.primary);
+    if (!ad.buf) fail(HONE_E_MEMORY, "not enough %s memory for the adapter", ggml_backend_name(ad.model->backends.primary));
+}
+
+static void set_f32(ggml_tensor * t, const std::vector<float> & v) { ggml_backend_tensor_set(t, v.data(), 0, v.size() * sizeof(float)); }
+
+static std::vector<float> get_f32(const ggml_tensor * t) {
+    std::vector<float> v(ggml_nelements(t));
+    ggml_backend_tensor_get(t, v.data(), 0, v.size() * sizeof(float));
+    return v;
+}
+
+extern "C" {
+
+hone_status hone_parse_targets(const char * list, uint32_t * mask, hone_error * err) {
+    return guard(err, [&] {
+        HONE_CHECK_ARG(list && mask, "targets are required");
+        uint32_t m = 0;
+        std::string s(list), unknown;
+        size_t pos = 0;
+        while (pos <= s.size()) {
+            size_t end = s.find(',', pos);
+            if (end == std::string::npos) end = s.size();
+            std::string name = s.substr(pos, end - pos);
+            pos = end + 1;
+            if (name.empty()) continue;
+            if (name == "all") { m |= 0x7F; continue; }
+            bool found = false;
+            for (auto & t : TARGETS) if (name == t.name) { m |= t.bit; found = true; }
+            if (!found) unknown += (unknown.empty() ? "" : ", ") + name;
+        }
+        if (!unknown.empty()) {
+            fail(HONE_E_INVALID_ARG, "unknown target module(s): %s (known: attn_q, attn_k, attn_v, attn_output, ffn_gate, ffn_up, ffn_down, output)", unknown.c_str());
+        }
+        if (m == 0) fail(HONE_E_INVALID_ARG, "no target modules given");
+        *mask = m;
+    });
+}
+
+void hone_format_targets(uint32_t mask, char * buf, size_t size) {
+    std::string s;
+    for (auto & t : TARGETS) if (mask & t.bit) s += (s.empty() ? "" : ",") + std::string(t.name);
+    snprintf(buf, size, "%s", s.c_str());
+}
+
+hone_adapter_params hone_adapter_default_params(void) {
+    hone_adapter_params p;
+    p.rank = 8;
+    p.alpha = 16.0f;
+    p.targets = HONE_TARGET_ATTN_Q | HONE_TARGET_ATTN_K | HONE_TARGET_ATTN_V | HONE_TARGET_ATTN_OUT |
+                HONE_TARGET_FFN_GATE | HONE_TARGET_FFN_UP | HONE_TARGET_FFN_DOWN;
+    p.seed = 42;
+    return p;
+}
+
+hone_status hone_adapter_init(hone_model * model, const hone_adapter_params * params, hone_adapter ** out, hone_error * err) {
+    return guard(err, [&] {
+        HONE_CHECK_ARG(model && params && out, "model and adapter params are required");
+        HONE_CHECK_ARG(params->rank >= 1, "LoRA rank must be at least 1 (got %d)", params->rank);
+        HONE_CHECK_ARG(params->alpha > 0.0f, "LoRA alpha must be positive (got %g)", params->alpha);
+        HONE_CHECK_ARG(params->targets != 0 && (params->targets & ~0xFFu) == 0, "invalid target mask 0x%x", params->targets);
+        if ((params->targets & HONE_TARGET_OUTPUT) && model->tied_output) {
+            fail(HONE_E_INVALID_ARG, "target 'output' is not possible on this model: its output head is tied to token_embd, and "
+                 "llama.cpp's adapter format would apply that LoRA to the input embedding instead");
+        }
+        std::vector<std::pair<ggml_tensor *, int>> weights;
+        for (auto & t : TARGETS) {
+            if (!(params->targets & t.bit)) continue;
+            const int n = t.bit == HONE_TARGET_OUTPUT ? 1 : model->hp.n_layer;
+            for (int il = 0; il < n; il++) {
+                ggml_tensor * w = target_weight(*model, t.bit, il);
+                const int64_t lim = std::min(w->ne[0], w->ne[1]);
+                if (params->rank > lim) {
+                    fail(HONE_E_INVALID_ARG, "LoRA rank %d is larger than layer '%s' allows (%lld x %lld: rank at most %lld)",
+                         params->rank, w->name, (long long) w->ne[0], (long long) w->ne[1], (long long) lim);
+                }
+                weights.emplace_back(w, params->rank);
+            }
+        }
+        auto ad = std::make_unique<hone_adapter>();
+        ad->model = model;
+        ad->params = *params;
+        create_pairs(*ad, weights);
+        // A: Kaiming-uniform as PEFT does (bound 1/sqrt(fan_in)); B: zero, so training starts at the base model.
+        std::mt19937_64 rng(params->seed);
+        for (auto & p : ad->pairs) {
+            const float bound = 1.0f / std::sqrt((float) p.a->ne[0]);
+            std::uniform_real_distribution<float> u(-bound, bound);
+            std::vector<float> a(ggml_nelements(p.a));
+            for (auto & x : a) x = u(rng);
+            set_f32(p.a, a);
+            set_f32(p.b, std::vector<float>(ggml_nelements(p.b), 0.0f));
+        }
+        *out = ad.release();
+    });
+}
+
+void hone_adapter_perturb_b(hone_adapter * ad, float sigma, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<float> n(0.0f, sigma);
+    for (auto & p : ad->pairs) {
+        std::vector<float> b = get_f32(p.b);
+        for (auto & x : b) x += n(rng);
+        set_f32(p.b, b);
+    }
+}
+
+int64_t hone_adapter_n_params(const hone_adapter * ad) {
+    int64_t n = 0;
+    for (auto & p : ad->pairs) n += ggml_nelements(p.a) + ggml_nelements(p.b);
+    return n;
+}
+
+void hone_adapter_free(hone_adapter * ad) { delete ad; }
+
+hone_status hone_adapter_save(const hone_adapter * ad, const char * path, hone_error * err) {
+    return guard(err, [&] {
+        HONE_CHECK_ARG(ad && path, "adapter and path are required");
+        const hone_model & m = *ad->model;
+        size_t bytes = 0;
+        for (auto & p : ad->pairs) bytes += ggml_nbytes(p.a) + ggml_nbytes(p.b);
+        ggml_init_params ip = { bytes + ggml_tensor_overhead() * (ad->pairs.size() * 2 + 1), nullptr, false };
+        ggml_context * host = ggml_init(ip);
+        gguf_context * g = gguf_init_empty();
+        gguf_set_val_str(g, "general.type", "adapter");
+        gguf_set_val_str(g, "general.architecture", m.hp.arch_name.c_str());
+        gguf_set_val_str(g, "general.name", (m.name + " LoRA").c_str());
+        gguf_set_val_str(g, "adapter.type", "lora");
+        gguf_set_val_f32(g, "adapter.lora.alpha", ad->params.alpha);
+        for (auto & p : ad->pairs) {
+            for (ggml_tensor * t : { p.a, p.b }) {
+                ggml_tensor * c = ggml_dup_tensor(host, t);
+                ggml_set_name(c, t->name);
+                ggml_backend_tensor_get(t, c->data, 0, ggml_nbytes(t));
+                gguf_add_tensor(g, c);
+            }
+        }
+        const std::string tmp = std::string(path) + ".tmp";
+        const bool ok = gguf_write_to_file(g, tmp.c_str(), false);
+        gguf_free(g);
+        ggml_free(host);
+        if (!ok || std::rename(tmp.c_str(), path) != 0) {
+            std::remove(tmp.c_str());
+            fail(HONE_E_IO, "%s: cannot write the adapter (disk full or no permission?)", path);
+        }
+    });
+}
+
+hone_status hone_adapter_load(hone_model * model, const char * path, hone_adapter ** out, hone_error * err) {
+    return guard(err, [&] {
+        HONE_CHECK_ARG(model && path && out, "model and adapter path are required");
+        ggml_context * meta = nullptr;
+        gguf_context * g = open_gguf_checked(path, &meta);
+        gguf_free(g);
+        if (meta) ggml_free(meta);
+        ggml_context * data = nullptr;
+        g = gguf_init_from_file(path, { false, &data });
+        if (!g) fail(HONE_E_FORMAT, "%s: cannot read adapter tensors", path);
+        struct Closer { gguf_context * g; ggml_context * c; ~Closer() { gguf_free(g); ggml_free(c); } } closer{ g, data };
+
+        if (gguf_str(g, "general.type") != "adapter" || gguf_str(g, "adapter.type") != "lora") {
+            fail(HONE_E_FORMAT, "%s: not a LoRA adapter (general.type must be 'adapter', adapter.type 'lora')", path);
+        }
+        if (gguf_str(g, "general.architecture") != model->hp.arch_name) {
+            fail(HONE_E_INVALID_ARG, "%s: adapter is for architecture '%s' but the model is '%s'", path,
+                 gguf_str(g, "general.architecture").c_str(), model->hp.arch_name.c_str());
+        }
+        auto ad = std::make_unique<hone_adapter>();
+        ad->model = model;
+        ad->params = hone_adapter_default_params();
+        ad->params.alpha = gguf_f32(g, "adapter.lora.alpha", 0.0f);
+        ad->params.targets = 0;
+        std::vector<std::pair<ggml_tensor *, int>> weights;
+        std::vector<std::pair<ggml_tensor *, ggml_tensor *>> src;
+        std::string problems;
+        for (ggml_tensor * t = ggml_get_first_tensor(data); t; t = ggml_get_next_tensor(data, t)) {
+            std::string name = t->name;
+            const std::string suf = ".lora_a";
+            if (name.size() <= suf.size() || name.compare(name.size() - suf.size(), suf.size(), suf) != 0) continue;
+            const std::string base = name.substr(0, name.size() - suf.size());
+            ggml_tensor * tb = ggml_get_tensor(data, (base + ".lora_b").c_str());
+            ggml_tensor * w = model->weight(base, false);
+            if (!tb) { problems += strfmt("\n  '%s' has no matching lora_b", base.c_str()); continue; }
+            if (!w) { problems += strfmt("\n  '%s' is not a tensor of the base model", base.c_str()); continue; }
+            if (t->ne[0] != w->ne[0] || tb->ne[1] != w->ne[1] || t->ne[1] != tb->ne[0]) {
+                problems += strfmt("\n  '%s': shapes [%lld,%lld]/[%lld,%lld] do not fit base [%lld,%lld]", base.c_str(),
+                    (long long) t->ne[0], (long long) t->ne[1], (long long) tb->ne[0], (long long) tb->ne[1],
+                    (long long) w->ne[0], (long long) w->ne[1]);
+                continue;
+            }
+            ad->params.rank = (int) t->ne[1];
+            for (auto & tg : TARGETS) {
+                if (base == "output.weight" ? tg.bit == HONE_TARGET_OUTPUT : base.find(std::string(".") + tg.name + ".") != std::string::npos) {
+                    ad->params.targets |= tg.bit;
+                }
+            }
+            weights.emplace_back(w, (int) t->ne[1]);
+            src.emplace_back(t, tb);
+        }
+        if (!problems.empty()) fail(HONE_E_FORMAT, "%s: adapter does not match the model:%s", path, problems.c_str());
+        if (weights.empty()) fail(HONE_E_FORMAT, "%s: adapter has no LoRA tensors", path);
+        if (ad->params.alpha <= 0.0f) ad->params.alpha = (float) ad->params.rank;
+        create_pairs(*ad, weights);
+        for (size_t i = 0; i < src.size(); i++) {
+            for (auto [from, to] : { std::make_pair(src[i].first, ad->pairs[i].a), std::make_pair(src[i].second, ad->pairs[i].b) }) {
+                std::vector<float> v(ggml_nelements(from));
+                if (from->type == GGML_TYPE_F32) memcpy(v.data(), from->data, v.size() * sizeof(float));
+                else if (from->type == GGML_TYPE_F16) ggml_fp16_to_fp32_row((const ggml_fp16_t *) from->data, v.data(), (int64_t) v.size());
+                else fail(HONE_E_UNSUPPORTED, "%s: tensor '%s' has type %s (F32 or F16 expected)", path, from->name, ggml_type_name(from->type));
+                set_f32(to, v);
+            }
+        }
+        *out = ad.release();
+    });
+}
+
+} // extern "C"

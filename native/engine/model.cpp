@@ -1,0 +1,247 @@
+#include "model.h"
+
+#include "error.h"
+
+#include "ggml-cpu.h"
+#include "llama.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+namespace hone {
+
+std::vector<ggml_backend_t> Backends::list() const {
+    std::vector<ggml_backend_t> v;
+    if (primary && primary != cpu) v.push_back(primary);
+    v.push_back(cpu);
+    return v;
+}
+
+Backends::~Backends() {
+    if (primary && primary != cpu) ggml_backend_free(primary);
+    if (cpu) ggml_backend_free(cpu);
+}
+
+static void log_sink(enum ggml_log_level level, const char * text, void *) {
+    if (level == GGML_LOG_LEVEL_ERROR || getenv("HONE_VERBOSE")) fputs(text, stderr);
+}
+
+void quiet_logs() {
+    llama_log_set(log_sink, nullptr);
+    ggml_log_set(log_sink, nullptr);
+}
+
+static bool dev_matches(ggml_backend_dev_t dev, const std::string & request) {
+    const std::string reg = ggml_backend_reg_name(ggml_backend_dev_backend_reg(dev));
+    if (request == "cuda") return reg == "CUDA";
+    if (request == "metal") return reg == "Metal" || reg == "MTL";
+    return false;
+}
+
+void init_backends(Backends & b, const std::string & request, int n_threads) {
+    if (request != "auto" && request != "cpu" && request != "cuda" && request != "metal") {
+        fail(HONE_E_INVALID_ARG, "unknown backend '%s' (expected auto, cpu, cuda or metal)", request.c_str());
+    }
+    b.cpu = ggml_backend_init_by_type(GGML_BACKEND_DEVICE_TYPE_CPU, nullptr);
+    if (!b.cpu) fail(HONE_E_INTERNAL, "the CPU backend failed to initialise");
+    ggml_backend_cpu_set_n_threads(b.cpu, n_threads);
+    b.primary = b.cpu;
+    if (request == "cpu") return;
+
+    for (size_t i = 0; i < ggml_backend_dev_count(); i++) {
+        ggml_backend_dev_t dev = ggml_backend_dev_get(i);
+        if (ggml_backend_dev_type(dev) != GGML_BACKEND_DEVICE_TYPE_GPU) continue;
+        if (request != "auto" && !dev_matches(dev, request)) continue;
+        b.primary = ggml_backend_dev_init(dev, nullptr);
+        if (!b.primary) fail(HONE_E_INTERNAL, "backend %s failed to initialise", ggml_backend_dev_name(dev));
+        return;
+    }
+    if (request != "auto") {
+        fail(HONE_E_UNSUPPORTED, "backend '%s' requested but this build has no such device (build with %s)", request.c_str(),
+             request == "cuda" ? "HONE_CUDA=1 on a machine with an NVIDIA GPU" : "Metal on Apple silicon");
+    }
+}
+
+} // namespace hone
+
+using namespace hone;
+
+hone_model::~hone_model() {
+    if (vocab_model) llama_model_free(vocab_model);
+    if (buf_w) ggml_backend_buffer_free(buf_w);
+    if (ctx_w) ggml_free(ctx_w);
+    if (gguf) gguf_free(gguf);
+}
+
+ggml_tensor * hone_model::weight(const std::string & tname, bool required) const {
+    ggml_tensor * t = ggml_get_tensor(ctx_w, tname.c_str());
+    if (!t && required) fail(HONE_E_FORMAT, "%s: missing tensor '%s' required by architecture %s", path.c_str(), tname.c_str(), hp.arch_name.c_str());
+    return t;
+}
+
+static void read_hparams(hone_model & m) {
+    const gguf_context * g = m.gguf;
+    Hparams & hp = m.hp;
+    hp.arch_name = gguf_str(g, "general.architecture");
+    if (hp.arch_name.empty()) fail(HONE_E_FORMAT, "%s: missing 'general.architecture'", m.path.c_str());
+    if (hp.arch_name == "llama") hp.arch = Arch::LLAMA;
+    else if (hp.arch_name == "qwen2") hp.arch = Arch::QWEN2;
+    else if (hp.arch_name == "qwen3") hp.arch = Arch::QWEN3;
+    else fail(HONE_E_UNSUPPORTED, "%s: architecture '%s' cannot train yet (supported: llama, qwen2, qwen3)", m.path.c_str(), hp.arch_name.c_str());
+
+    const std::string a = hp.arch_name + ".";
+    hp.n_layer   = gguf_u32(g, a + "block_count", true);
+    hp.n_embd    = gguf_u32(g, a + "embedding_length", true);
+    hp.n_ff      = gguf_u32(g, a + "feed_forward_length", true);
+    hp.n_head    = gguf_u32(g, a + "attention.head_count", true);
+    hp.n_head_kv = gguf_u32(g, a + "attention.head_count_kv", false, hp.n_head);
+    hp.head_dim  = gguf_u32(g, a + "attention.key_length", false, hp.n_head ? hp.n_embd / hp.n_head : 0);
+    hp.n_rot     = gguf_u32(g, a + "rope.dimension_count", false, hp.head_dim);
+    hp.n_ctx_train = gguf_u32(g, a + "context_length", false, 2048);
+    hp.rms_eps   = gguf_f32(g, a + "attention.layer_norm_rms_epsilon", 1e-5f);
+    hp.rope_freq_base = gguf_f32(g, a + "rope.freq_base", 10000.0f);
+    // As llama.cpp: a linear factor applies whatever the scaling type; llama3-style scaling
+    // comes as the rope_freqs tensor. YaRN and LongRoPE need terms we do not build yet.
+    float factor = gguf_f32(g, a + "rope.scale_linear", 0.0f);
+    if (factor == 0.0f) factor = gguf_f32(g, a + "rope.scaling.factor", 0.0f);
+    hp.rope_freq_scale = factor == 0.0f ? 1.0f : 1.0f / factor;
+    const std::string scaling_type = gguf_str(g, a + "rope.scaling.type", "none");
+    if (scaling_type != "none" && scaling_type != "linear" && scaling_type != "llama3") {
+        fail(HONE_E_UNSUPPORTED, "%s: rope scaling '%s' cannot train yet", m.path.c_str(), scaling_type.c_str());
+    }
+    hp.rope_type = hp.arch == Arch::LLAMA ? GGML_ROPE_TYPE_NORMAL : GGML_ROPE_TYPE_NEOX;
+    if (hp.n_head <= 0 || hp.n_head_kv <= 0 || hp.n_head % hp.n_head_kv != 0) {
+        fail(HONE_E_FORMAT, "%s: inconsistent head counts (%d heads, %d kv heads)", m.path.c_str(), hp.n_head, hp.n_head_kv);
+    }
+    if (hp.n_rot != hp.head_dim) fail(HONE_E_UNSUPPORTED, "%s: partial rotary embeddings (n_rot %d != head_dim %d) cannot train yet", m.path.c_str(), hp.n_rot, hp.head_dim);
+}
+
+static void bind_weights(hone_model & m) {
+    auto blk = [](int il, const char * what) { return strfmt("blk.%d.%s", il, what); };
+    m.tok_embd = m.weight("token_embd.weight", true);
+    m.output_norm = m.weight("output_norm.weight", true);
+    m.output = m.weight("output.weight", false);
+    m.tied_output = m.output == nullptr;
+    if (m.tied_output) m.output = m.tok_embd;
+    m.rope_freqs = m.weight("rope_freqs.weight", false);
+    m.hp.n_vocab = (int) m.tok_embd->ne[1];
+    const bool qwen3 = m.hp.arch == Arch::QWEN3;
+    m.layers.resize(m.hp.n_layer);
+    for (int il = 0; il < m.hp.n_layer; il++) {
+        LayerWeights & L = m.layers[il];
+        L.attn_norm = m.weight(blk(il, "attn_norm.weight"), true);
+        L.wq = m.weight(blk(il, "attn_q.weight"), true);
+        L.wk = m.weight(blk(il, "attn_k.weight"), true);
+        L.wv = m.weight(blk(il, "attn_v.weight"), true);
+        L.wo = m.weight(blk(il, "attn_output.weight"), true);
+        L.bq = m.weight(blk(il, "attn_q.bias"), false);
+        L.bk = m.weight(blk(il, "attn_k.bias"), false);
+        L.bv = m.weight(blk(il, "attn_v.bias"), false);
+        L.bo = m.weight(blk(il, "attn_output.bias"), false);
+        L.q_norm = m.weight(blk(il, "attn_q_norm.weight"), qwen3);
+        L.k_norm = m.weight(blk(il, "attn_k_norm.weight"), qwen3);
+        L.ffn_norm = m.weight(blk(il, "ffn_norm.weight"), true);
+        L.ffn_gate = m.weight(blk(il, "ffn_gate.weight"), true);
+        L.ffn_up = m.weight(blk(il, "ffn_up.weight"), true);
+        L.ffn_down = m.weight(blk(il, "ffn_down.weight"), true);
+        if (L.ffn_gate->ne[2] != 1) fail(HONE_E_UNSUPPORTED, "%s: mixture-of-experts layers cannot train yet", m.path.c_str());
+    }
+}
+
+// CPU: wrap the read-only file mapping, no copy. GPU: one buffer, uploaded tensor by tensor.
+static void place_weights(hone_model & m) {
+    const size_t data_off = gguf_get_data_offset(m.gguf);
+    ggml_backend_t be = m.backends.primary;
+    if (be == m.backends.cpu) {
+        m.map = std::make_unique<ReadOnlyMap>(m.path);
+        uint8_t * base = const_cast<uint8_t *>(m.map->data()) + data_off;
+        m.buf_w = ggml_backend_cpu_buffer_from_ptr(base, m.map->size() - data_off);
+        for (int64_t i = 0; i < gguf_get_n_tensors(m.gguf); i++) {
+            ggml_tensor * t = ggml_get_tensor(m.ctx_w, gguf_get_tensor_name(m.gguf, i));
+            ggml_backend_tensor_alloc(m.buf_w, t, base + gguf_get_tensor_offset(m.gguf, i));
+        }
+    } else {
+        m.buf_w = ggml_backend_alloc_ctx_tensors(m.ctx_w, be);
+        if (!m.buf_w) fail(HONE_E_MEMORY, "%s: not enough %s memory for the model weights", m.path.c_str(), ggml_backend_name(be));
+        FILE * f = fopen(m.path.c_str(), "rb");
+        if (!f) fail(HONE_E_IO, "%s: cannot open for reading", m.path.c_str());
+        std::vector<uint8_t> buf;
+        for (int64_t i = 0; i < gguf_get_n_tensors(m.gguf); i++) {
+            ggml_tensor * t = ggml_get_tensor(m.ctx_w, gguf_get_tensor_name(m.gguf, i));
+            buf.resize(ggml_nbytes(t));
+            fseek(f, (long) (data_off + gguf_get_tensor_offset(m.gguf, i)), SEEK_SET);
+            if (fread(buf.data(), 1, buf.size(), f) != buf.size()) {
+                fclose(f);
+                fail(HONE_E_IO, "%s: short read of tensor '%s'", m.path.c_str(), t->name);
+            }
+            ggml_backend_tensor_set(t, buf.data(), 0, buf.size());
+        }
+        fclose(f);
+    }
+    ggml_backend_buffer_set_usage(m.buf_w, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
+}
+
+static void load_vocab(hone_model & m) {
+    llama_model_params p = llama_model_default_params();
+    p.vocab_only = true;
+    p.use_extra_bufts = false;
+    m.vocab_model = llama_model_load_from_file(m.path.c_str(), p);
+    if (!m.vocab_model) fail(HONE_E_FORMAT, "%s: llama.cpp could not load the tokenizer from this file", m.path.c_str());
+}
+
+extern "C" {
+
+hone_model_params hone_model_default_params(void) {
+    hone_model_params p;
+    p.path = nullptr;
+    p.backend = "auto";
+    p.n_threads = 0;
+    return p;
+}
+
+hone_status hone_model_load(const hone_model_params * params, hone_model ** out, hone_error * err) {
+    return guard(err, [&] {
+        HONE_CHECK_ARG(params && params->path && out, "model path is required");
+        quiet_logs();
+        auto m = std::make_unique<hone_model>();
+        m->path = params->path;
+        m->n_threads = params->n_threads > 0 ? params->n_threads : (int) std::max(1u, std::thread::hardware_concurrency());
+        m->gguf = open_gguf_checked(m->path, &m->ctx_w);
+        read_hparams(*m);
+        bind_weights(*m);
+        const size_t slash = m->path.find_last_of("/\\");
+        m->name = gguf_str(m->gguf, "general.name", m->path.substr(slash == std::string::npos ? 0 : slash + 1));
+        init_backends(m->backends, params->backend ? params->backend : "auto", m->n_threads);
+        place_weights(*m);
+        load_vocab(*m);
+        *out = m.release();
+    });
+}
+
+void hone_model_free(hone_model * model) { delete model; }
+
+void hone_model_get_info(const hone_model * m, hone_model_info * info) {
+    memset(info, 0, sizeof(*info));
+    snprintf(info->arch, sizeof(info->arch), "%s", m->hp.arch_name.c_str());
+    snprintf(info->name, sizeof(info->name), "%s", m->name.c_str());
+    snprintf(info->backend, sizeof(info->backend), "%s", ggml_backend_name(m->backends.primary));
+    info->n_layer = m->hp.n_layer; info->n_embd = m->hp.n_embd; info->n_ff = m->hp.n_ff;
+    info->n_head = m->hp.n_head; info->n_head_kv = m->hp.n_head_kv; info->head_dim = m->hp.head_dim;
+    info->n_vocab = m->hp.n_vocab; info->n_ctx_train = m->hp.n_ctx_train;
+    info->tied_output = m->tied_output;
+    for (ggml_tensor * t = ggml_get_first_tensor(m->ctx_w); t; t = ggml_get_next_tensor(m->ctx_w, t)) {
+        info->n_params += ggml_nelements(t);
+        info->weight_bytes += ggml_nbytes(t);
+    }
+}
+
+int32_t hone_model_tokenize(const hone_model * m, const char * text, size_t len, bool add_bos, int32_t * tokens, int32_t n_max) {
+    const llama_vocab * vocab = llama_model_get_vocab(m->vocab_model);
+    return llama_tokenize(vocab, text, (int32_t) len, tokens, n_max, add_bos, false);
+}
+
+int32_t hone_model_token_bos(const hone_model * m) { return llama_vocab_bos(llama_model_get_vocab(m->vocab_model)); }
+int32_t hone_model_token_eos(const hone_model * m) { return llama_vocab_eos(llama_model_get_vocab(m->vocab_model)); }
+
+} // extern "C"

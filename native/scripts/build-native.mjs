@@ -1,0 +1,79 @@
+#!/usr/bin/env node
+// Builds ggml + llama.cpp (pinned, patched) and the Hone engine, CLI and tools.
+// Backends: CPU always; Metal on macOS arm64; CUDA only when HONE_CUDA=1 (never detected:
+// nvcc may exist on machines without a GPU, and a ggml-cuda build takes a long time).
+// GGML_NATIVE is on for local builds (HONE_NATIVE=0 turns it off); distributable
+// builds must turn it off, which is packaging's job.
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { cacheDir, prepareLlamaSource } from './llama-source.mjs';
+
+const nativeDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const binDir = path.join(nativeDir, 'bin');
+
+const TARGETS = ['hone-train', 'llama-quantize', 'test-backend-ops', 'llama-finetune'];
+
+function has(cmd) {
+  try { execFileSync(cmd, ['--version'], { stdio: 'ignore' }); return true; } catch { return false; }
+}
+
+function main() {
+  if (process.env.HONE_SKIP_NATIVE === '1') {
+    console.log('[hone] HONE_SKIP_NATIVE=1: native build skipped');
+    return;
+  }
+  const { src, tag, patches } = prepareLlamaSource(path.join(nativeDir, 'patches'));
+  console.log(`[hone] llama.cpp ${tag} with ${patches.length} patch(es): ${src}`);
+
+  const cuda = process.env.HONE_CUDA === '1';
+  const metal = process.platform === 'darwin' && process.arch === 'arm64';
+  const native = process.env.HONE_NATIVE !== '0';
+  const defs = {
+    HONE_LLAMA_DIR: src,
+    CMAKE_BUILD_TYPE: 'Release',
+    BUILD_SHARED_LIBS: 'OFF',
+    CMAKE_POSITION_INDEPENDENT_CODE: 'ON',
+    GGML_NATIVE: native ? 'ON' : 'OFF',
+    GGML_CUDA: cuda ? 'ON' : 'OFF',
+    GGML_METAL: metal ? 'ON' : 'OFF',
+    GGML_OPENMP: 'OFF',
+  };
+  if (cuda) defs.CMAKE_CUDA_ARCHITECTURES = process.env.HONE_CUDA_ARCH || 'native';
+  if (has('ccache')) {
+    defs.CMAKE_C_COMPILER_LAUNCHER = 'ccache';
+    defs.CMAKE_CXX_COMPILER_LAUNCHER = 'ccache';
+    if (cuda) defs.CMAKE_CUDA_COMPILER_LAUNCHER = 'ccache';
+  }
+  const key = createHash('sha256').update(JSON.stringify(defs)).digest('hex').slice(0, 12);
+  const buildDir = process.env.HONE_BUILD_DIR || path.join(cacheDir(), 'build', key);
+  const gen = has('ninja') ? ['-G', 'Ninja'] : [];
+  const jobs = String(Number(process.env.HONE_JOBS) || os.availableParallelism());
+
+  const args = ['-S', nativeDir, '-B', buildDir, ...gen, ...Object.entries(defs).map(([k, v]) => `-D${k}=${v}`)];
+  execFileSync('cmake', args, { stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync('cmake', ['--build', buildDir, '-j', jobs, '--target', ...TARGETS], { stdio: 'inherit' });
+
+  fs.mkdirSync(binDir, { recursive: true });
+  for (const t of TARGETS) {
+    const exe = process.platform === 'win32' ? `${t}.exe` : t;
+    const found = [path.join(buildDir, 'bin', exe), path.join(buildDir, exe)].find((p) => fs.existsSync(p));
+    if (!found) throw new Error(`build finished but ${exe} is missing under ${buildDir}`);
+    const dest = path.join(binDir, exe);
+    fs.copyFileSync(found, `${dest}.tmp`);
+    fs.chmodSync(`${dest}.tmp`, 0o755);
+    fs.renameSync(`${dest}.tmp`, dest);
+  }
+  fs.writeFileSync(path.join(binDir, 'build.json'), JSON.stringify({ tag, patches: patches.map((p) => path.basename(p)), cuda, metal, native }, null, 2) + '\n');
+  console.log(`[hone] native tools in ${path.relative(process.cwd(), binDir) || binDir}`);
+}
+
+try {
+  main();
+} catch (e) {
+  console.error(`[hone] native build failed: ${e.message}`);
+  process.exit(1);
+}
