@@ -19,6 +19,8 @@ import type { RecordIssues } from './problems.ts';
 export interface MessagePaths {
   /** e.g. `messages[2]` */
   message: string;
+  /** e.g. `messages[2].role` (`conversations[2].from` in ShareGPT) */
+  role: string;
   /** e.g. `messages[2].content` */
   content: string;
 }
@@ -65,7 +67,7 @@ function checkOrder(messages: ChatMessage[], paths: MessagePaths[], issues: Reco
   let prev: ChatMessage | null = null;
   let pending: ToolCall[] = [];
   messages.forEach((m, i) => {
-    const field = `${paths[i].message}.role`;
+    const field = paths[i].role;
     const prevName = prev === null ? 'the start' : `a ${prev.role} message`;
     if (m.role === 'tool') {
       if (pending.length === 0) {

@@ -11,8 +11,12 @@
  */
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import type { TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
+
+/** The part of node:test's TestContext used here (@types/node 20.9 does not export the type). */
+export interface SkippableTest {
+  skip(message?: string): void;
+}
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -27,7 +31,7 @@ export function fixturePath(name: string): string {
 }
 
 /** The fixture's path; if it is missing, throws under CI, else skips `t` and returns null. */
-export function requireFixture(t: TestContext, name: string): string | null {
+export function requireFixture(t: SkippableTest, name: string): string | null {
   const path = fixturePath(name);
   if (existsSync(path)) return path;
   const reason = `fixture ${name} not found at ${path} (set HONE_FIXTURES to its folder)`;

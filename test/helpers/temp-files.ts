@@ -2,12 +2,14 @@
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { TestContext } from 'node:test';
 
-/** Creates a temp folder holding `files` (name -> content; names may have `/`). */
-export function tempFiles(t: TestContext, files: Record<string, string | Uint8Array> = {}): string {
+/** A node:test context; `after` exists at run time but is missing from @types/node 20.9. */
+type WithAfter = { after(fn: () => void): void };
+
+/** Creates a temp folder holding `files` (name -> content; names may have `/`), removed when test `t` ends. */
+export function tempFiles(t: object, files: Record<string, string | Uint8Array> = {}): string {
   const dir = mkdtempSync(join(tmpdir(), 'hone-dataset-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  (t as WithAfter).after(() => rmSync(dir, { recursive: true, force: true }));
   for (const [name, content] of Object.entries(files)) {
     const path = join(dir, name);
     mkdirSync(dirname(path), { recursive: true });

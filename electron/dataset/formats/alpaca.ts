@@ -25,7 +25,7 @@ export function normaliseAlpaca(value: unknown, issues: RecordIssues, ctx: Forma
   const paths: MessagePaths[] = [];
   const add = (message: ChatMessage, field: string): void => {
     messages.push(message);
-    paths.push({ message: field, content: field });
+    paths.push({ message: field, role: field, content: field });
   };
   if (system !== undefined && system.trim() !== '') add({ role: 'system', content: system }, 'system');
   history.forEach(([user, assistant], i) => {

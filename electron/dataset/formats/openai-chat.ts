@@ -43,7 +43,7 @@ export function normaliseOpenAiChat(value: unknown, issues: RecordIssues, ctx: F
     const message = readMessage(item, `messages[${i}]`, issues);
     if (message) {
       messages.push(message);
-      paths.push({ message: `messages[${i}]`, content: `messages[${i}].content` });
+      paths.push({ message: `messages[${i}]`, role: `messages[${i}].role`, content: `messages[${i}].content` });
     } else {
       complete = false;
     }

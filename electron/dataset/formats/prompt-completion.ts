@@ -31,10 +31,13 @@ export function promptCompletionExample(
   const paths: MessagePaths[] = [];
   if (parts.system !== undefined && parts.system.trim() !== '') {
     messages.push({ role: 'system', content: parts.system });
-    paths.push({ message: fields.system, content: fields.system });
+    paths.push({ message: fields.system, role: fields.system, content: fields.system });
   }
   messages.push({ role: 'user', content: parts.prompt }, { role: 'assistant', content: parts.completion });
-  paths.push({ message: fields.prompt, content: fields.prompt }, { message: fields.completion, content: fields.completion });
+  paths.push(
+    { message: fields.prompt, role: fields.prompt, content: fields.prompt },
+    { message: fields.completion, role: fields.completion, content: fields.completion },
+  );
   checkConversation(messages, paths, issues, { listField: '', longMessageChars: ctx.longMessageChars });
   return { kind: 'chat', messages, source: { file: ctx.file, line: ctx.line } };
 }

@@ -53,7 +53,7 @@ export function normaliseShareGpt(value: unknown, issues: RecordIssues, ctx: For
       complete = false;
     } else if (value.system.trim() !== '') {
       messages.push({ role: 'system', content: value.system });
-      paths.push({ message: 'system', content: 'system' });
+      paths.push({ message: 'system', role: 'system', content: 'system' });
     }
   }
 
@@ -61,7 +61,7 @@ export function normaliseShareGpt(value: unknown, issues: RecordIssues, ctx: For
     const message = readTurn(turn, `conversations[${i}]`, issues);
     if (message) {
       messages.push(message);
-      paths.push({ message: `conversations[${i}]`, content: `conversations[${i}].value` });
+      paths.push({ message: `conversations[${i}]`, role: `conversations[${i}].from`, content: `conversations[${i}].value` });
     } else {
       complete = false;
     }
