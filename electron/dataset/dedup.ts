@@ -12,16 +12,20 @@
 import { createHash } from 'node:crypto';
 import type { Example } from './example.ts';
 
+// Whitespace other than a single space: most texts have none, and testing is
+// much cheaper than replacing (this runs on every message of every record).
+const UNUSUAL_SPACE = /(?! )\s| {2}/;
+
 function squash(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
+  const trimmed = text.trim();
+  return UNUSUAL_SPACE.test(trimmed) ? trimmed.replace(/\s+/g, ' ') : trimmed;
 }
 
 /** SHA-1 (hex) of the example's normalised content. */
 export function contentKey(example: Example): string {
   const hash = createHash('sha1');
   if (example.kind === 'text') {
-    hash.update('text\0');
-    hash.update(squash(example.text));
+    hash.update(`text\0${squash(example.text)}`);
   } else {
     const messages = example.messages.map((m) => [
       m.role,
@@ -30,8 +34,7 @@ export function contentKey(example: Example): string {
       m.name ?? null,
       m.weight ?? null,
     ]);
-    hash.update('chat\0');
-    hash.update(JSON.stringify([messages, example.tools ?? null]));
+    hash.update(`chat\0${JSON.stringify([messages, example.tools ?? null])}`);
   }
   return hash.digest('hex');
 }

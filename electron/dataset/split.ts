@@ -36,6 +36,10 @@ export class SplitTracker {
 
   /** The side a ratio-split record goes to on the first pass; updates counts. */
   place(key: string): 'train' | 'eval' {
+    if (this.ratio <= 0) {
+      this.train++;
+      return 'train';
+    }
     const point = splitPoint(key, this.seed);
     if (point < this.ratio) {
       this.eval++;
@@ -71,6 +75,7 @@ export class SplitTracker {
 
 /** The second-pass side of a ratio-split record, given the first pass's forced key. */
 export function sideOf(key: string, ratio: number, seed: string, forcedEvalKey: string | null): 'train' | 'eval' {
+  if (ratio <= 0) return 'train';
   if (splitPoint(key, seed) < ratio) return 'eval';
   if (forcedEvalKey !== null && key === forcedEvalKey) return 'eval';
   return 'train';

@@ -252,6 +252,18 @@ test('file-level problems: missing path, unknown format, empty file, oversized r
   assert.deepEqual(report.records, { total: 3, valid: 2, invalid: 1, duplicates: 0 });
 });
 
+test('role names are matched exactly, not through the object prototype', async (t) => {
+  const dir = tempFiles(t, {
+    'proto.jsonl': jsonl(chat({ role: 'toString', content: 'x' }, assistant('y'))),
+    'proto-share.jsonl': jsonl({ conversations: [{ from: 'constructor', value: 'x' }, { from: 'gpt', value: 'y' }] }),
+  });
+  const report = await scanDataset(dir);
+  assert.deepEqual(problems(report, dir), [
+    ['proto-share.jsonl', 1, 'conversations[0].from', 'unknown-role', 'error'],
+    ['proto.jsonl', 1, 'messages[0].role', 'unknown-role', 'error'],
+  ]);
+});
+
 test('the problem list is capped by maxProblems while every problem is counted', async (t) => {
   const dir = tempFiles(t, { 'bad.jsonl': jsonl({ text: 'ok' }, ...Array.from({ length: 30 }, () => '{nope')) });
   const report = await scanDataset(dir, { maxProblems: 5 });

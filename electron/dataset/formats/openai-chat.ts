@@ -62,44 +62,38 @@ function readMessage(item: unknown, at: string, issues: RecordIssues): ChatMessa
     issues.error('wrong-type', at, `message must be an object, got ${typeName(item)}`);
     return null;
   }
-  let ok = true;
-  const fail = (code: Parameters<RecordIssues['error']>[0], field: string, message: string): void => {
-    issues.error(code, field, message);
-    ok = false;
-  };
+  // Any error reported while reading this message makes it unusable.
+  const errorsBefore = issues.list.length;
 
   let role: Role | undefined;
-  if (item.role === undefined || item.role === null) fail('missing-role', `${at}.role`, 'message has no role');
-  else if (typeof item.role !== 'string') fail('wrong-type', `${at}.role`, `role must be a string, got ${typeName(item.role)}`);
-  else if (!(item.role in ROLES)) fail('unknown-role', `${at}.role`, `unknown role ${JSON.stringify(item.role)}`);
+  if (item.role === undefined || item.role === null) issues.error('missing-role', `${at}.role`, 'message has no role');
+  else if (typeof item.role !== 'string') issues.error('wrong-type', `${at}.role`, `role must be a string, got ${typeName(item.role)}`);
+  else if (!Object.hasOwn(ROLES, item.role)) issues.error('unknown-role', `${at}.role`, `unknown role ${JSON.stringify(item.role)}`);
   else role = ROLES[item.role];
 
   let toolCalls: ToolCall[] | undefined;
   if (item.tool_calls !== undefined && item.tool_calls !== null) {
     if (!Array.isArray(item.tool_calls)) {
-      fail('wrong-type', `${at}.tool_calls`, `tool_calls must be an array, got ${typeName(item.tool_calls)}`);
+      issues.error('wrong-type', `${at}.tool_calls`, `tool_calls must be an array, got ${typeName(item.tool_calls)}`);
     } else if (role !== undefined && role !== 'assistant') {
-      fail('wrong-type', `${at}.tool_calls`, 'only assistant messages may have tool_calls');
+      issues.error('wrong-type', `${at}.tool_calls`, 'only assistant messages may have tool_calls');
     } else if (item.tool_calls.length > 0) {
       toolCalls = [];
       item.tool_calls.forEach((call: unknown, j: number) => {
         const parsed = readToolCall(call, `${at}.tool_calls[${j}]`, issues);
         if (parsed) toolCalls!.push(parsed);
-        else ok = false;
       });
     }
   }
 
   let content = '';
   const c = item.content;
-  if (c === undefined && !toolCalls) fail('missing-field', `${at}.content`, 'message has no content');
+  if (c === undefined && !toolCalls) issues.error('missing-field', `${at}.content`, 'message has no content');
   else if (typeof c === 'string') content = c;
   else if (Array.isArray(c)) {
-    const text = textParts(c, `${at}.content`, issues);
-    if (text === null) ok = false;
-    else content = text;
+    content = textParts(c, `${at}.content`, issues) ?? '';
   } else if (c !== null && c !== undefined) {
-    fail('wrong-type', `${at}.content`, `content must be a string or a list of text parts, got ${typeName(c)}`);
+    issues.error('wrong-type', `${at}.content`, `content must be a string or a list of text parts, got ${typeName(c)}`);
   }
 
   const message: ChatMessage = { role: role ?? 'user', content };
@@ -108,13 +102,13 @@ function readMessage(item: unknown, at: string, issues: RecordIssues): ChatMessa
     const v = item[key];
     if (v === undefined || v === null) continue;
     if (typeof v === 'string') message[key] = v;
-    else fail('wrong-type', `${at}.${key}`, `${key} must be a string, got ${typeName(v)}`);
+    else issues.error('wrong-type', `${at}.${key}`, `${key} must be a string, got ${typeName(v)}`);
   }
   if (item.weight !== undefined) {
     if (item.weight === 0 || item.weight === 1) message.weight = item.weight;
-    else fail('wrong-type', `${at}.weight`, `weight must be 0 or 1, got ${JSON.stringify(item.weight)}`);
+    else issues.error('wrong-type', `${at}.weight`, `weight must be 0 or 1, got ${JSON.stringify(item.weight)}`);
   }
-  return ok ? message : null;
+  return issues.list.length === errorsBefore ? message : null;
 }
 
 function readToolCall(call: unknown, at: string, issues: RecordIssues): ToolCall | null {

@@ -87,7 +87,7 @@ function readTurn(turn: unknown, at: string, issues: RecordIssues): ChatMessage 
   } else if (typeof turn.from !== 'string') {
     issues.error('wrong-type', `${at}.from`, `from must be a string, got ${typeName(turn.from)}`);
     ok = false;
-  } else if (!(turn.from in FROM)) {
+  } else if (!Object.hasOwn(FROM, turn.from)) {
     issues.error('unknown-role', `${at}.from`, `unknown role ${JSON.stringify(turn.from)}`);
     ok = false;
   } else {
