@@ -1,1 +1,214 @@
-int cmd_make_model(int, char **) { return 1; }
+// `hone-train make-model`: a synthetic model of a real shape (random weights, a real
+// tokenizer copied from a vocab GGUF), written as F32/F16 or quantized block by block in
+// parallel, streamed to disk so a multi-GB model never sits in memory whole.
+#include "args.h"
+#include "commands.h"
+#include "json.h"
+
+#include "ggml.h"
+#include "gguf.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+struct Spec {
+    std::string arch;
+    int n_embd, n_layer, n_head, n_kv, n_ff, head_dim, n_vocab, ctx;
+    bool tied;
+    std::string type;
+    uint64_t seed;
+    int threads;
+};
+
+struct TensorPlan {
+    std::string name;
+    int64_t ne0, ne1;
+    ggml_type type;
+    float init_std; // 0: constant 1 (norm weights)
+};
+
+// llama-quantize's Q4_K_M rule: attn_v and ffn_down get Q6_K in the first and last eighth of
+// the layers and every third layer between; the output head gets Q6_K; the rest Q4_K.
+bool more_bits(int il, int n) { return il < n / 8 || il >= 7 * n / 8 || (il - n / 8) % 3 == 2; }
+
+ggml_type weight_type(const Spec & s, const std::string & what, int il) {
+    if (s.type == "f32") return GGML_TYPE_F32;
+    if (s.type == "f16") return GGML_TYPE_F16;
+    if (s.type == "q8_0") return GGML_TYPE_Q8_0;
+    if (what == "output") return GGML_TYPE_Q6_K;
+    if ((what == "attn_v" || what == "ffn_down") && more_bits(il, s.n_layer)) return GGML_TYPE_Q6_K;
+    return GGML_TYPE_Q4_K;
+}
+
+// A row length the block size does not divide falls back to Q8_0, then F16 (as llama-quantize does).
+ggml_type fit_type(ggml_type t, int64_t ne0) {
+    if (ne0 % ggml_blck_size(t) == 0) return t;
+    if (ne0 % ggml_blck_size(GGML_TYPE_Q8_0) == 0) return GGML_TYPE_Q8_0;
+    return GGML_TYPE_F16;
+}
+
+std::vector<TensorPlan> plan(const Spec & s) {
+    std::vector<TensorPlan> t;
+    const int q = s.n_head * s.head_dim, kv = s.n_kv * s.head_dim;
+    const float sd = 0.02f;
+    auto w = [&](const std::string & name, const std::string & what, int il, int64_t ne0, int64_t ne1) {
+        t.push_back({ name, ne0, ne1, fit_type(weight_type(s, what, il), ne0), sd });
+    };
+    auto v = [&](const std::string & name, int64_t ne0, float std) { t.push_back({ name, ne0, 1, GGML_TYPE_F32, std }); };
+    w("token_embd.weight", "token_embd", 0, s.n_embd, s.n_vocab);
+    v("output_norm.weight", s.n_embd, 0.0f);
+    if (!s.tied) w("output.weight", "output", 0, s.n_embd, s.n_vocab);
+    for (int il = 0; il < s.n_layer; il++) {
+        auto n = [&](const char * x) { return "blk." + std::to_string(il) + "." + x; };
+        v(n("attn_norm.weight"), s.n_embd, 0.0f);
+        w(n("attn_q.weight"), "attn_q", il, s.n_embd, q);
+        w(n("attn_k.weight"), "attn_k", il, s.n_embd, kv);
+        w(n("attn_v.weight"), "attn_v", il, s.n_embd, kv);
+        w(n("attn_output.weight"), "attn_output", il, q, s.n_embd);
+        if (s.arch == "qwen2") {
+            v(n("attn_q.bias"), q, sd);
+            v(n("attn_k.bias"), kv, sd);
+            v(n("attn_v.bias"), kv, sd);
+        }
+        if (s.arch == "qwen3") {
+            v(n("attn_q_norm.weight"), s.head_dim, 0.0f);
+            v(n("attn_k_norm.weight"), s.head_dim, 0.0f);
+        }
+        v(n("ffn_norm.weight"), s.n_embd, 0.0f);
+        w(n("ffn_gate.weight"), "ffn_gate", il, s.n_embd, s.n_ff);
+        w(n("ffn_up.weight"), "ffn_up", il, s.n_embd, s.n_ff);
+        w(n("ffn_down.weight"), "ffn_down", il, s.n_ff, s.n_embd);
+    }
+    return t;
+}
+
+// Random rows (uniform with the given std) quantized in parallel into `out`.
+void fill_tensor(const TensorPlan & tp, uint64_t seed, int threads, std::vector<uint8_t> & out) {
+    const size_t row_bytes = ggml_row_size(tp.type, tp.ne0);
+    out.resize(row_bytes * tp.ne1);
+    const int64_t n_threads = std::max<int64_t>(1, std::min<int64_t>(threads, tp.ne1));
+    std::vector<std::thread> pool;
+    for (int64_t t = 0; t < n_threads; t++) {
+        pool.emplace_back([&, t] {
+            const int64_t r0 = tp.ne1 * t / n_threads, r1 = tp.ne1 * (t + 1) / n_threads;
+            std::mt19937_64 rng(seed ^ (0x9E3779B97F4A7C15ULL * (uint64_t) (t + 1)));
+            const float a = tp.init_std * 1.7320508f; // uniform(-a, a) has std a/sqrt(3)
+            std::uniform_real_distribution<float> u(-a, a);
+            const int64_t chunk = 64;
+            std::vector<float> rows((size_t) chunk * tp.ne0);
+            for (int64_t r = r0; r < r1; r += chunk) {
+                const int64_t nr = std::min(chunk, r1 - r);
+                for (int64_t i = 0; i < nr * tp.ne0; i++) rows[i] = tp.init_std == 0.0f ? 1.0f : u(rng);
+                uint8_t * dst = out.data() + (size_t) r * row_bytes;
+                if (tp.type == GGML_TYPE_F32) memcpy(dst, rows.data(), (size_t) nr * tp.ne0 * sizeof(float));
+                else if (tp.type == GGML_TYPE_F16) ggml_fp32_to_fp16_row(rows.data(), (ggml_fp16_t *) dst, nr * tp.ne0);
+                else ggml_quantize_chunk(tp.type, rows.data(), dst, 0, nr, tp.ne0, nullptr);
+            }
+        });
+    }
+    for (auto & th : pool) th.join();
+}
+
+int file_type(const std::string & t) {
+    if (t == "f32") return 0;
+    if (t == "f16") return 1;
+    if (t == "q8_0") return 7;
+    return 15; // LLAMA_FTYPE_MOSTLY_Q4_K_M
+}
+
+} // namespace
+
+int cmd_make_model(int argc, char ** argv) {
+    Args a(argc, argv, 2, { "arch", "embd", "layers", "heads", "kv-heads", "ff", "head-dim", "vocab-from", "type", "out", "ctx", "seed", "threads" },
+           { "tied", "json" });
+    const bool json = a.flag("json");
+    Spec s;
+    s.arch = a.str("arch", "llama");
+    if (s.arch != "llama" && s.arch != "qwen2" && s.arch != "qwen3") throw UsageError("--arch must be llama, qwen2 or qwen3");
+    s.n_embd = (int) a.integer("embd", 256);
+    s.n_layer = (int) a.integer("layers", 2);
+    s.n_head = (int) a.integer("heads", 4);
+    s.n_kv = (int) a.integer("kv-heads", s.n_head);
+    s.n_ff = (int) a.integer("ff", 4 * s.n_embd);
+    s.head_dim = (int) a.integer("head-dim", s.n_head > 0 ? s.n_embd / s.n_head : 0);
+    s.ctx = (int) a.integer("ctx", 4096);
+    s.tied = a.flag("tied");
+    s.type = a.str("type", "f32");
+    s.seed = (uint64_t) a.integer("seed", 1);
+    s.threads = (int) a.integer("threads", std::max(1u, std::thread::hardware_concurrency()));
+    if (s.type != "f32" && s.type != "f16" && s.type != "q8_0" && s.type != "q4_k_m") throw UsageError("--type must be f32, f16, q8_0 or q4_k_m");
+    if (s.n_embd <= 0 || s.n_layer <= 0 || s.n_head <= 0 || s.n_kv <= 0 || s.n_ff <= 0 || s.head_dim <= 0 || s.n_head % s.n_kv) {
+        throw UsageError("shape must be positive and heads a multiple of kv-heads");
+    }
+    if (s.head_dim % 2) throw UsageError("--head-dim must be even (RoPE rotates pairs)");
+    const std::string vocab_path = a.required("vocab-from"), out = a.required("out");
+
+    gguf_context * vocab = gguf_init_from_file(vocab_path.c_str(), { true, nullptr });
+    if (!vocab) return report_error(json, "bad_vocab", vocab_path + ": not a readable GGUF vocab file");
+    const int64_t tok_key = gguf_find_key(vocab, "tokenizer.ggml.tokens");
+    if (tok_key < 0) { gguf_free(vocab); return report_error(json, "bad_vocab", vocab_path + ": has no tokenizer.ggml.tokens"); }
+    s.n_vocab = (int) gguf_get_arr_n(vocab, tok_key);
+
+    gguf_context * g = gguf_init_empty();
+    gguf_set_kv(g, vocab);
+    gguf_free(vocab);
+    for (int64_t i = gguf_get_n_kv(g) - 1; i >= 0; i--) {
+        const std::string k = gguf_get_key(g, i);
+        if (k.rfind("tokenizer.", 0) != 0) gguf_remove_key(g, k.c_str());
+    }
+    const std::string A = s.arch + ".";
+    gguf_set_val_str(g, "general.architecture", s.arch.c_str());
+    gguf_set_val_str(g, "general.name", ("hone-synthetic-" + s.arch + "-" + std::to_string(s.n_embd) + "x" + std::to_string(s.n_layer)).c_str());
+    gguf_set_val_u32(g, "general.file_type", file_type(s.type));
+    gguf_set_val_u32(g, (A + "block_count").c_str(), s.n_layer);
+    gguf_set_val_u32(g, (A + "context_length").c_str(), s.ctx);
+    gguf_set_val_u32(g, (A + "embedding_length").c_str(), s.n_embd);
+    gguf_set_val_u32(g, (A + "feed_forward_length").c_str(), s.n_ff);
+    gguf_set_val_u32(g, (A + "attention.head_count").c_str(), s.n_head);
+    gguf_set_val_u32(g, (A + "attention.head_count_kv").c_str(), s.n_kv);
+    gguf_set_val_u32(g, (A + "attention.key_length").c_str(), s.head_dim);
+    gguf_set_val_u32(g, (A + "attention.value_length").c_str(), s.head_dim);
+    gguf_set_val_u32(g, (A + "rope.dimension_count").c_str(), s.head_dim);
+    gguf_set_val_f32(g, (A + "rope.freq_base").c_str(), s.arch == "llama" ? 10000.0f : 1000000.0f);
+    gguf_set_val_f32(g, (A + "attention.layer_norm_rms_epsilon").c_str(), s.arch == "llama" ? 1e-5f : 1e-6f);
+
+    const std::vector<TensorPlan> tensors = plan(s);
+    ggml_context * meta = ggml_init({ ggml_tensor_overhead() * (tensors.size() + 1), nullptr, true });
+    for (auto & tp : tensors) {
+        ggml_tensor * t = tp.ne1 == 1 ? ggml_new_tensor_1d(meta, tp.type, tp.ne0) : ggml_new_tensor_2d(meta, tp.type, tp.ne0, tp.ne1);
+        ggml_set_name(t, tp.name.c_str());
+        gguf_add_tensor(g, t);
+    }
+    const std::string tmp = out + ".tmp";
+    bool ok = gguf_write_to_file(g, tmp.c_str(), /*only_meta =*/ true);
+    const size_t align = gguf_get_alignment(g);
+    FILE * f = ok ? fopen(tmp.c_str(), "ab") : nullptr;
+    std::vector<uint8_t> data;
+    int64_t n_params = 0;
+    for (size_t i = 0; f && i < tensors.size(); i++) {
+        fill_tensor(tensors[i], s.seed * 7919 + i, s.threads, data);
+        n_params += tensors[i].ne0 * tensors[i].ne1;
+        const size_t pad = GGML_PAD(data.size(), align) - data.size();
+        data.insert(data.end(), pad, 0);
+        if (fwrite(data.data(), 1, data.size(), f) != data.size()) ok = false;
+    }
+    if (f && fclose(f) != 0) ok = false;
+    gguf_free(g);
+    ggml_free(meta);
+    if (!f || !ok || rename(tmp.c_str(), out.c_str()) != 0) {
+        remove(tmp.c_str());
+        return report_error(json, "io_error", out + ": cannot write the model (disk full or no permission?)");
+    }
+    const std::string summary = JsonObject().str("type", "model").str("path", out).str("arch", s.arch).str("quant", s.type)
+        .integer("n_params", n_params).integer("n_vocab", s.n_vocab).dump();
+    if (json) printf("%s\n", summary.c_str());
+    else fprintf(stderr, "wrote %s (%s, %lld parameters, vocab %d, %s)\n", out.c_str(), s.arch.c_str(), (long long) n_params, s.n_vocab, s.type.c_str());
+    return 0;
+}

@@ -87,12 +87,18 @@ std::vector<std::vector<int32_t>> chunk_documents(hone_model * model, const std:
     return out;
 }
 
-bool make_dir(const std::string & dir) {
+// Creates dir and its missing parents.
+bool make_dirs(const std::string & dir) {
+    for (size_t i = 1; i <= dir.size(); i++) {
+        if (i < dir.size() && dir[i] != '/' && dir[i] != '\\') continue;
+        const std::string part = dir.substr(0, i);
 #ifdef _WIN32
-    return _mkdir(dir.c_str()) == 0 || errno == EEXIST;
+        if (_mkdir(part.c_str()) != 0 && errno != EEXIST) return false;
 #else
-    return mkdir(dir.c_str(), 0755) == 0 || errno == EEXIST;
+        if (mkdir(part.c_str(), 0755) != 0 && errno != EEXIST) return false;
 #endif
+    }
+    return true;
 }
 
 bool write_atomic(const std::string & path, const std::string & content) {
@@ -183,7 +189,7 @@ int cmd_train(int argc, char ** argv) {
         return report_error(json, status_code(err.code), err.message);
     }
 
-    if (!make_dir(out_dir)) return report_error(json, "io_error", out_dir + ": cannot create the output folder: " + strerror(errno));
+    if (!make_dirs(out_dir)) return report_error(json, "io_error", out_dir + ": cannot create the output folder: " + strerror(errno));
     const std::string adapter_path = out_dir + "/adapter.gguf";
     if (hone_adapter_save(adapter, adapter_path.c_str(), &err) != HONE_OK) return report_error(json, status_code(err.code), err.message);
 

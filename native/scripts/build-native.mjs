@@ -15,6 +15,7 @@ import { cacheDir, prepareLlamaSource } from './llama-source.mjs';
 const nativeDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const binDir = path.join(nativeDir, 'bin');
 
+const VOCABS = ['llama-spm', 'llama-bpe', 'qwen2', 'phi-3'];
 const TARGETS = ['hone-train', 'llama-quantize', 'test-backend-ops', 'llama-finetune'];
 
 function has(cmd) {
@@ -67,6 +68,9 @@ function main() {
     fs.chmodSync(`${dest}.tmp`, 0o755);
     fs.renameSync(`${dest}.tmp`, dest);
   }
+  // Vocab files from the llama.cpp source: real tokenizers for synthetic test models.
+  fs.mkdirSync(path.join(binDir, 'vocab'), { recursive: true });
+  for (const v of VOCABS) fs.copyFileSync(path.join(src, 'models', `ggml-vocab-${v}.gguf`), path.join(binDir, 'vocab', `${v}.gguf`));
   fs.writeFileSync(path.join(binDir, 'build.json'), JSON.stringify({ tag, patches: patches.map((p) => path.basename(p)), cuda, metal, native }, null, 2) + '\n');
   console.log(`[hone] native tools in ${path.relative(process.cwd(), binDir) || binDir}`);
 }
