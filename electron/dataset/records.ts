@@ -139,9 +139,8 @@ async function* csvRows(file: PlannedFile, options: ResolvedOptions, chunks: Asy
   const wantHeader = options.csv.header ?? true;
   const lines = readLines(chunks, { maxLineBytes: options.maxRecordBytes });
   let mapping: CsvMapping | null = null;
-  let sawRow = false;
+  let dataRows = 0;
   for await (const row of parseCsv(lines, { delimiter, maxRecordChars: options.maxRecordBytes })) {
-    sawRow = true;
     if (!mapping) {
       const resolved = resolveCsvMapping(wantHeader ? row.fields : null, options.csv);
       if (typeof resolved === 'string') {
@@ -153,6 +152,7 @@ async function* csvRows(file: PlannedFile, options: ResolvedOptions, chunks: Asy
       mapping = resolved;
       if (wantHeader) continue;
     }
+    dataRows++;
     const issues = new RecordIssues(file.path, row.line);
     if (row.tooLarge) {
       yield tooLarge(issues, options.maxRecordBytes);
@@ -170,7 +170,7 @@ async function* csvRows(file: PlannedFile, options: ResolvedOptions, chunks: Asy
     const example = csvRowToExample(row.fields, mapping, issues, ctx);
     yield { record: true, example: issues.hasErrors ? null : example, problems: issues.list };
   }
-  if (!sawRow) yield emptyFile(file);
+  if (dataRows === 0) yield emptyFile(file);
 }
 
 async function* plainText(file: PlannedFile, options: ResolvedOptions, chunks: AsyncIterable<Uint8Array>): AsyncGenerator<Outcome> {
@@ -203,6 +203,6 @@ function lineProblem(file: string, line: number, code: 'invalid-utf8' | 'too-lar
 
 function emptyFile(file: PlannedFile): Outcome {
   const issues = new RecordIssues(file.path, null);
-  issues.error('empty-content', '', 'the file is empty');
+  issues.error('empty-content', '', 'the file holds no records (it is empty or blank)');
   return { record: false, example: null, problems: issues.list };
 }

@@ -11,7 +11,7 @@ import {
   toPlainError,
   type ProgressEvent,
 } from '../../electron/dataset/index.ts';
-import { collect, jsonl, tempFiles } from '../helpers/temp-files.ts';
+import { bytes, collect, jsonl, tempFiles } from '../helpers/temp-files.ts';
 
 const pair = (q: string, a: string) => ({ messages: [{ role: 'user', content: q }, { role: 'assistant', content: a }] });
 
@@ -152,4 +152,28 @@ test('bad options are rejected before reading, as plain {code, message} errors',
   await assert.rejects(scanDataset('.', { format: 'yaml' as never }), /unknown format "yaml"/);
   await assert.rejects(scanDataset('.', { csv: { delimiter: '"' } }), /csv.delimiter/);
   assert.deepEqual(toPlainError(new Error('boom')), { code: 'internal', message: 'boom' });
+});
+
+test('empty and blank files are listed with an empty-content problem; a BOM is ignored', async (t) => {
+  const dir = tempFiles(t, {
+    'blank.md': '\n\n  \n',
+    'bom.jsonl': bytes([0xef, 0xbb, 0xbf], '{"text":"bom"}\n'),
+    'empty.csv': '',
+    'empty.jsonl': '',
+    'header-only.csv': 'prompt,completion\n',
+  });
+  const { report, train } = await importDataset(dir);
+  assert.deepEqual(report.files.map((f) => [f.path.slice(dir.length + 1), f.records.total]), [
+    ['blank.md', 0],
+    ['bom.jsonl', 1],
+    ['empty.csv', 0],
+    ['header-only.csv', 0],
+  ]);
+  assert.deepEqual(report.problems.map((p) => [p.file.slice(dir.length + 1), p.line, p.code]), [
+    ['empty.jsonl', null, 'empty-content'],
+    ['blank.md', null, 'empty-content'],
+    ['empty.csv', null, 'empty-content'],
+    ['header-only.csv', null, 'empty-content'],
+  ]);
+  assert.deepEqual(train.map((e) => e.kind === 'text' && e.text), ['bom']);
 });
