@@ -6,7 +6,10 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <map>
+#include <string>
 
 using namespace hone;
 
@@ -102,6 +105,30 @@ static void build(hone_trainer & tr) {
              tr.T, tr.B);
     }
 }
+
+// Per-op wall time: the scheduler computes one node at a time and we time each (this
+// synchronises every node, so it slows the step; measurement only).
+struct OpProfile {
+    std::map<std::string, std::pair<int64_t, double>> by_op;
+    std::chrono::steady_clock::time_point last;
+    static bool cb(ggml_tensor * t, bool ask, void * ud) {
+        auto * p = static_cast<OpProfile *>(ud);
+        const auto now = std::chrono::steady_clock::now();
+        if (ask) { p->last = now; return true; }
+        std::string key = ggml_op_desc(t);
+        if (t->src[0]) key += std::string(" ") + ggml_type_name(t->src[0]->type);
+        auto & e = p->by_op[key];
+        e.first++;
+        e.second += std::chrono::duration<double>(now - p->last).count();
+        return true;
+    }
+    void print() const {
+        double total = 0;
+        for (auto & [k, v] : by_op) total += v.second;
+        fprintf(stderr, "op profile (%.3f s total)\n", total);
+        for (auto & [k, v] : by_op) if (v.second > 0.01 * total) fprintf(stderr, "  %-28s %6lld nodes %8.3f s %5.1f%%\n", k.c_str(), (long long) v.first, v.second, 100 * v.second / total);
+    }
+};
 
 // Uploads one micro-batch; returns its loss-token count.
 static void upload_micro_batch(hone_trainer & tr, const std::vector<const PreparedSeq *> & seqs, float loss_scale,
@@ -203,6 +230,10 @@ hone_status hone_trainer_train(hone_trainer * tr, const hone_sequence * seqs, in
         const int64_t n_steps = p.n_steps > 0 ? p.n_steps : ((int64_t) p.n_epochs * n_seqs + p.n_batch - 1) / p.n_batch;
         DataOrder order(n_seqs, p.seed);
         std::vector<float> labels;
+        OpProfile prof;
+        const bool profile = getenv("HONE_PROFILE") != nullptr;
+        if (profile) ggml_backend_sched_set_eval_callback(tr->sched, OpProfile::cb, &prof);
+        struct PrintAtEnd { OpProfile * p; bool on; ~PrintAtEnd() { if (on) p->print(); } } print_at_end{ &prof, profile };
         int64_t tokens_done = 0, cursor = 0;
         const auto t0 = std::chrono::steady_clock::now();
         for (int64_t step = 0; step < n_steps; step++) {

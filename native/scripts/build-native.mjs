@@ -16,7 +16,7 @@ const nativeDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..
 const binDir = path.join(nativeDir, 'bin');
 
 const VOCABS = ['llama-spm', 'llama-bpe', 'qwen2', 'phi-3'];
-const TARGETS = ['hone-train', 'llama-quantize', 'test-backend-ops', 'llama-finetune'];
+const TARGETS = ['hone-train', 'llama-quantize', 'test-backend-ops', 'llama-finetune', 'hone-test-out-prod-cpu'];
 
 function has(cmd) {
   try { execFileSync(cmd, ['--version'], { stdio: 'ignore' }); return true; } catch { return false; }
@@ -55,8 +55,11 @@ function main() {
   const jobs = String(Number(process.env.HONE_JOBS) || os.availableParallelism());
 
   const args = ['-S', nativeDir, '-B', buildDir, ...gen, ...Object.entries(defs).map(([k, v]) => `-D${k}=${v}`)];
-  execFileSync('cmake', args, { stdio: ['ignore', 'ignore', 'inherit'] });
-  execFileSync('cmake', ['--build', buildDir, '-j', jobs, '--target', ...TARGETS], { stdio: 'inherit' });
+  // ccache: hash paths relative to the cache root, so a new patch series (a new source and
+  // build folder) still hits the cache for every file the patches did not change.
+  const env = { ...process.env, CCACHE_BASEDIR: cacheDir(), CCACHE_NOHASHDIR: 'true' };
+  execFileSync('cmake', args, { stdio: ['ignore', 'ignore', 'inherit'], env });
+  execFileSync('cmake', ['--build', buildDir, '-j', jobs, '--target', ...TARGETS], { stdio: 'inherit', env });
 
   fs.mkdirSync(binDir, { recursive: true });
   for (const t of TARGETS) {

@@ -1,0 +1,86 @@
+// Pins patch 0001: CPU OUT_PROD with a quantized src0 (the backward of MUL_MAT through a
+// frozen quantized weight). For each type and shape it checks the kernel against a float64
+// dequantize-then-accumulate reference, and that 1 and 3 threads give bit-identical results
+// (the row blocks each thread walks must not change any element's summation).
+// Exit code 0 when every case passes; one line per case either way.
+#include "ggml-cpu.h"
+#include "ggml.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <vector>
+
+struct Case { ggml_type type; int m, n, k, batch; bool trans_b; };
+
+static std::vector<float> run(const Case & c, const std::vector<float> & a_f32, const std::vector<float> & b, int threads,
+                              std::vector<float> * a_deq) {
+    ggml_init_params ip = { (size_t) 64 << 20, nullptr, false };
+    ggml_context * ctx = ggml_init(ip);
+    ggml_tensor * a = ggml_new_tensor_3d(ctx, c.type, c.m, c.k, c.batch);
+    ggml_quantize_chunk(c.type, a_f32.data(), a->data, 0, (int64_t) c.k * c.batch, c.m, nullptr);
+    if (a_deq) {
+        a_deq->resize(a_f32.size());
+        ggml_get_type_traits(c.type)->to_float(a->data, a_deq->data(), (int64_t) a_f32.size());
+    }
+    ggml_tensor * bt;
+    if (c.trans_b) {
+        ggml_tensor * raw = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, c.k, c.n, c.batch);
+        float * d = (float *) raw->data;
+        for (int z = 0; z < c.batch; z++) for (int j = 0; j < c.n; j++) for (int l = 0; l < c.k; l++)
+            d[((size_t) z * c.n + j) * c.k + l] = b[((size_t) z * c.k + l) * c.n + j];
+        bt = ggml_transpose(ctx, raw);
+    } else {
+        bt = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, c.n, c.k, c.batch);
+        memcpy(bt->data, b.data(), b.size() * sizeof(float));
+    }
+    ggml_tensor * out = ggml_out_prod(ctx, a, bt);
+    ggml_cgraph * gf = ggml_new_graph(ctx);
+    ggml_build_forward_expand(gf, out);
+    ggml_graph_compute_with_ctx(ctx, gf, threads);
+    std::vector<float> r(ggml_nelements(out));
+    memcpy(r.data(), out->data, r.size() * sizeof(float));
+    ggml_free(ctx);
+    return r;
+}
+
+int main() {
+    const Case cases[] = {
+        { GGML_TYPE_Q4_0, 256, 150, 32, 1, false }, { GGML_TYPE_Q8_0, 256, 150, 32, 1, false },
+        { GGML_TYPE_Q4_K, 256, 150, 32, 1, false }, { GGML_TYPE_Q6_K, 256, 150, 32, 1, false },
+        { GGML_TYPE_Q8_0, 256, 150, 32, 1, true },  { GGML_TYPE_Q4_K, 256, 70, 16, 3, false },
+        { GGML_TYPE_Q8_0, 64, 1, 7, 1, false },     { GGML_TYPE_Q6_K, 512, 129, 40, 2, true },
+    };
+    int failed = 0;
+    std::mt19937 rng(1234);
+    std::normal_distribution<float> nd(0.0f, 1.0f);
+    for (const Case & c : cases) {
+        std::vector<float> a((size_t) c.m * c.k * c.batch), b((size_t) c.n * c.k * c.batch), a_deq;
+        for (auto & x : a) x = nd(rng);
+        for (auto & x : b) x = nd(rng);
+        const std::vector<float> r1 = run(c, a, b, 1, &a_deq);
+        const std::vector<float> r3 = run(c, a, b, 3, nullptr);
+        double max_rel = 0.0;
+        for (int z = 0; z < c.batch; z++) {
+            for (int j = 0; j < c.n; j++) {
+                for (int i = 0; i < c.m; i++) {
+                    double ref = 0.0, mag = 0.0;
+                    for (int l = 0; l < c.k; l++) {
+                        const double p = (double) a_deq[((size_t) z * c.k + l) * c.m + i] * b[((size_t) z * c.k + l) * c.n + j];
+                        ref += p;
+                        mag += std::fabs(p);
+                    }
+                    const double got = r1[((size_t) z * c.n + j) * c.m + i];
+                    max_rel = std::max(max_rel, std::fabs(got - ref) / (mag + 1e-30));
+                }
+            }
+        }
+        const bool same = memcmp(r1.data(), r3.data(), r1.size() * sizeof(float)) == 0;
+        const bool ok = max_rel < 1e-5 && same;
+        failed += !ok;
+        printf("%s out_prod %s m=%d n=%d k=%d batch=%d trans_b=%d: max rel err %.2e vs float64, 1 vs 3 threads %s\n",
+               ok ? "ok" : "FAIL", ggml_type_name(c.type), c.m, c.n, c.k, c.batch, c.trans_b, max_rel, same ? "identical" : "DIFFER");
+    }
+    return failed ? 1 : 0;
+}
