@@ -205,6 +205,11 @@ int cmd_train(int argc, char ** argv) {
              .num("peak_rss_mib", peak_rss_mib()).dump())
         .dump();
     if (!write_atomic(out_dir + "/run.json", run + "\n")) return report_error(json, "io_error", out_dir + "/run.json: cannot write");
+    char * ops = nullptr;
+    if (hone_trainer_op_report(trainer, &ops, &err) != HONE_OK) return report_error(json, status_code(err.code), err.message);
+    const bool ops_ok = write_atomic(out_dir + "/ops.json", std::string(ops) + "\n");
+    hone_string_free(ops);
+    if (!ops_ok) return report_error(json, "io_error", out_dir + "/ops.json: cannot write");
     if (json) {
         printf("%s\n", JsonObject().str("type", "done").str("adapter", adapter_path).num("final_loss", st.last.loss).dump().c_str());
     } else {

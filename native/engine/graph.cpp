@@ -37,6 +37,12 @@ static ggml_tensor * lora_mm(ggml_context * ctx, const hone_adapter * ad, ggml_t
     return res;
 }
 
+// Names forward tensors "<what>-<layer>" so the op report can place every node in a layer.
+static ggml_tensor * tag(ggml_tensor * t, const char * what, int il) {
+    ggml_format_name(t, "%s-%d", what, il);
+    return t;
+}
+
 static ggml_tensor * add_bias(ggml_context * ctx, ggml_tensor * x, ggml_tensor * b) { return b ? ggml_add(ctx, x, b) : x; }
 
 static ggml_tensor * rms(ggml_context * ctx, ggml_tensor * x, ggml_tensor * w, float eps) {
@@ -73,18 +79,18 @@ ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone
     ggml_tensor * inpL = ggml_get_rows(ctx, m.tok_embd, in.tokens);
     for (int il = 0; il < hp.n_layer; il++) {
         const LayerWeights & L = m.layers[il];
-        ggml_tensor * cur = rms(ctx, inpL, L.attn_norm, hp.rms_eps);
+        ggml_tensor * cur = tag(rms(ctx, inpL, L.attn_norm, hp.rms_eps), "attn_norm", il);
 
-        ggml_tensor * q = add_bias(ctx, lora_mm(ctx, ad, L.wq, cur), L.bq);
-        ggml_tensor * k = add_bias(ctx, lora_mm(ctx, ad, L.wk, cur), L.bk);
-        ggml_tensor * v = add_bias(ctx, lora_mm(ctx, ad, L.wv, cur), L.bv);
+        ggml_tensor * q = tag(add_bias(ctx, lora_mm(ctx, ad, L.wq, cur), L.bq), "q", il);
+        ggml_tensor * k = tag(add_bias(ctx, lora_mm(ctx, ad, L.wk, cur), L.bk), "k", il);
+        ggml_tensor * v = tag(add_bias(ctx, lora_mm(ctx, ad, L.wv, cur), L.bv), "v", il);
         q = ggml_reshape_3d(ctx, q, hd, nh, N);
         k = ggml_reshape_3d(ctx, k, hd, nkv, N);
         v = ggml_reshape_3d(ctx, v, hd, nkv, N);
         if (L.q_norm) q = rms(ctx, q, L.q_norm, hp.rms_eps);
         if (L.k_norm) k = rms(ctx, k, L.k_norm, hp.rms_eps);
-        q = rope(q);
-        k = rope(k);
+        q = tag(rope(q), "q_rope", il);
+        k = tag(rope(k), "k_rope", il);
 
         ggml_tensor * q4 = heads_first(ctx, q, hd, nh, T, B);
         ggml_tensor * k4 = repeat_kv(ctx, heads_first(ctx, k, hd, nkv, T, B), nh);
@@ -92,20 +98,20 @@ ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone
         ggml_tensor * vt = ggml_cont(ctx, ggml_permute(ctx, ggml_reshape_4d(ctx, v, hd, nkv, T, B), 1, 2, 0, 3));
         vt = repeat_kv(ctx, vt, nh);
 
-        ggml_tensor * kq = ggml_mul_mat(ctx, k4, q4); // [T_k, T_q, nh, B]
+        ggml_tensor * kq = tag(ggml_mul_mat(ctx, k4, q4), "kq", il); // [T_k, T_q, nh, B]
         ggml_mul_mat_set_prec(kq, GGML_PREC_F32);
-        kq = ggml_soft_max_ext(ctx, kq, in.kq_mask, kq_scale, 0.0f);
-        ggml_tensor * kqv = ggml_mul_mat(ctx, vt, kq); // [hd, T_q, nh, B]
+        kq = tag(ggml_soft_max_ext(ctx, kq, in.kq_mask, kq_scale, 0.0f), "kq_soft_max", il);
+        ggml_tensor * kqv = tag(ggml_mul_mat(ctx, vt, kq), "kqv", il); // [hd, T_q, nh, B]
         cur = ggml_cont_2d(ctx, ggml_permute(ctx, kqv, 0, 2, 1, 3), (int64_t) hd * nh, N);
-        cur = add_bias(ctx, lora_mm(ctx, ad, L.wo, cur), L.bo);
+        cur = tag(add_bias(ctx, lora_mm(ctx, ad, L.wo, cur), L.bo), "attn_out", il);
 
-        ggml_tensor * ffn_inp = ggml_add(ctx, cur, inpL);
-        cur = rms(ctx, ffn_inp, L.ffn_norm, hp.rms_eps);
-        ggml_tensor * gate = lora_mm(ctx, ad, L.ffn_gate, cur);
-        ggml_tensor * up = lora_mm(ctx, ad, L.ffn_up, cur);
-        cur = ggml_mul(ctx, ggml_silu(ctx, gate), up); // SWIGLU, split so it has a backward
-        cur = lora_mm(ctx, ad, L.ffn_down, cur);
-        inpL = ggml_add(ctx, cur, ffn_inp);
+        ggml_tensor * ffn_inp = tag(ggml_add(ctx, cur, inpL), "ffn_inp", il);
+        cur = tag(rms(ctx, ffn_inp, L.ffn_norm, hp.rms_eps), "ffn_norm", il);
+        ggml_tensor * gate = tag(lora_mm(ctx, ad, L.ffn_gate, cur), "ffn_gate", il);
+        ggml_tensor * up = tag(lora_mm(ctx, ad, L.ffn_up, cur), "ffn_up", il);
+        cur = tag(ggml_mul(ctx, ggml_silu(ctx, gate), up), "ffn_act", il); // SWIGLU, split so it has a backward
+        cur = tag(lora_mm(ctx, ad, L.ffn_down, cur), "ffn_out", il);
+        inpL = tag(ggml_add(ctx, cur, ffn_inp), "l_out", il);
     }
     ggml_tensor * cur = rms(ctx, inpL, m.output_norm, hp.rms_eps);
     ggml_tensor * logits = lora_mm(ctx, ad, m.output, cur);

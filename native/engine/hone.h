@@ -145,6 +145,14 @@ hone_status hone_trainer_train(hone_trainer * trainer, const hone_sequence * seq
                                hone_progress_cb cb, void * user_data, hone_error * err);
 void        hone_trainer_free(hone_trainer * trainer);
 
+// ---- op report --------------------------------------------------------------------------
+
+// The training graph as scheduled: every node's op, backend, types, shapes and layer, the
+// aggregates, split transitions, copies, CPU-fallback reasons and gradient waste, as JSON
+// (schema: docs/ops-json.md). *json is malloc'd: free it with hone_string_free.
+hone_status hone_trainer_op_report(hone_trainer * trainer, char ** json, hone_error * err);
+void        hone_string_free(char * s);
+
 // ---- evaluation -------------------------------------------------------------------------
 
 // Runs the training graph's forward pass (with the adapter, if any) on one sequence and

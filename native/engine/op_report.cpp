@@ -1,0 +1,254 @@
+#include "op_report.h"
+
+#include "error.h"
+#include "json.h"
+#include "model.h"
+
+#include <cstdlib>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+namespace hone {
+
+static bool is_view_op(ggml_op op) {
+    return op == GGML_OP_NONE || op == GGML_OP_VIEW || op == GGML_OP_RESHAPE || op == GGML_OP_PERMUTE || op == GGML_OP_TRANSPOSE;
+}
+
+static std::string shape_json(const ggml_tensor * t) {
+    std::string s = "[";
+    for (int i = 0; i < GGML_MAX_DIMS; i++) s += (i ? "," : "") + std::to_string(t->ne[i]);
+    return s + "]";
+}
+
+// Multiply-adds x2 for the matrix ops, one per output element for the rest.
+static double estimate_flops(const ggml_tensor * t) {
+    if (is_view_op(t->op)) return 0.0;
+    if (t->op == GGML_OP_MUL_MAT) return 2.0 * (double) ggml_nelements(t) * (double) t->src[0]->ne[0];
+    if (t->op == GGML_OP_OUT_PROD) return 2.0 * (double) ggml_nelements(t) * (double) t->src[0]->ne[1];
+    return (double) ggml_nelements(t);
+}
+
+// Forward tensors are named "<what>-<layer>" (graph.cpp); backward ones "grad for <name>".
+static int layer_of_name(const char * name) {
+    const char * dash = nullptr;
+    for (const char * p = name; *p; p++) if (*p == '-') dash = p;
+    if (!dash) return -1;
+    char * end = nullptr;
+    const long v = strtol(dash + 1, &end, 10);
+    return (end != dash + 1 && (*end == '\0' || *end == ' ' || *end == ')')) ? (int) v : -1;
+}
+
+static const ggml_tensor * root(const ggml_tensor * t) {
+    while (t->view_src) t = t->view_src;
+    return t;
+}
+
+static const ggml_tensor * base_weight(const hone_model & m, const ggml_tensor * t) {
+    for (int i = 0; i < GGML_MAX_SRC && t->src[i]; i++) {
+        const ggml_tensor * s = root(t->src[i]);
+        if (s->buffer && s->buffer == m.buf_w) return s;
+    }
+    return nullptr;
+}
+
+static bool is_cpu_backend(ggml_backend_t b) {
+    ggml_backend_dev_t dev = ggml_backend_get_device(b);
+    return dev && ggml_backend_dev_type(dev) == GGML_BACKEND_DEVICE_TYPE_CPU;
+}
+
+// Where a tensor is: the scheduler's assignment for computed nodes; for tensors with their
+// own memory (weights, adapter, optimizer state) the backend that owns that memory.
+static std::string backend_of(ggml_backend_sched_t sched, const ggml_tensor * t) {
+    const ggml_tensor * r = root(t);
+    if (ggml_backend_t b = ggml_backend_sched_get_tensor_backend(sched, const_cast<ggml_tensor *>(r))) return ggml_backend_name(b);
+    if (!r->buffer) return "?";
+    if (ggml_backend_buffer_is_host(r->buffer)) return "CPU";
+    ggml_backend_buffer_type_t buft = ggml_backend_buffer_get_type(r->buffer);
+    for (int i = 0; i < ggml_backend_sched_get_n_backends(sched); i++) {
+        ggml_backend_t b = ggml_backend_sched_get_backend(sched, i);
+        if (!is_cpu_backend(b) && ggml_backend_supports_buft(b, buft)) return ggml_backend_name(b);
+    }
+    return ggml_backend_buft_name(buft);
+}
+
+static std::string src_summary(const ggml_tensor * t) {
+    std::string s;
+    for (int i = 0; i < GGML_MAX_SRC && t->src[i]; i++) {
+        s += strfmt("%ssrc%d %s %s", i ? ", " : " with ", i, ggml_type_name(t->src[i]->type), shape_json(t->src[i]).c_str());
+    }
+    return s;
+}
+
+// Why a node runs on the CPU although a GPU backend is present: the GPU backend's own
+// supports_op first, then what the scheduler does with host-resident weights and inputs.
+static std::string cpu_reason(ggml_backend_sched_t sched, const hone_model & m, const ggml_tensor * t) {
+    std::string refused;
+    for (int i = 0; i < ggml_backend_sched_get_n_backends(sched); i++) {
+        ggml_backend_t b = ggml_backend_sched_get_backend(sched, i);
+        if (is_cpu_backend(b)) continue;
+        if (!ggml_backend_supports_op(b, t)) {
+            refused += strfmt("%s%s: %s%s not supported", refused.empty() ? "" : "; ", ggml_backend_name(b), ggml_op_desc(t), src_summary(t).c_str());
+        }
+    }
+    if (!refused.empty()) return refused;
+    if (const ggml_tensor * w = base_weight(m, t)) {
+        if (ggml_backend_buffer_is_host(w->buffer)) return strfmt("weight '%s' lives in a host buffer, so the scheduler runs its ops on the CPU", w->name);
+    }
+    return "the scheduler placed it on the CPU beside its inputs (every GPU backend supports it)";
+}
+
+std::string op_report_json(const OpReportInput & in) {
+    const hone_model & m = *in.model;
+    bool has_gpu = false;
+    std::string backends = "[";
+    for (int i = 0; i < ggml_backend_sched_get_n_backends(in.sched); i++) {
+        ggml_backend_t b = ggml_backend_sched_get_backend(in.sched, i);
+        has_gpu |= !is_cpu_backend(b);
+        backends += std::string(i ? "," : "") + "\"" + json_escape(ggml_backend_name(b)) + "\"";
+    }
+    backends += "]";
+
+    std::string nodes = "[";
+    std::map<std::tuple<std::string, std::string, std::string>, int> by_op;
+    std::map<std::string, std::pair<int64_t, double>> share;
+    std::string transitions = "[", fallbacks = "[", copies = "[";
+    int64_t n_compute = 0, copy_bytes = 0;
+    std::string prev_backend;
+    std::map<std::pair<const ggml_tensor *, std::string>, bool> copied;
+    std::unordered_map<const ggml_tensor *, int> layer;
+
+    auto add_node = [&](int i, const ggml_tensor * t, const char * pass, const std::string & be) {
+        const bool compute = !is_view_op(t->op);
+        int li = layer_of_name(t->name);
+        for (int s = 0; li < 0 && s < GGML_MAX_SRC && t->src[s]; s++) {
+            auto it = layer.find(t->src[s]);
+            if (it != layer.end()) li = it->second;
+        }
+        layer[t] = li;
+        const ggml_tensor * w = base_weight(m, t);
+        const double flops = estimate_flops(t);
+        JsonObject o;
+        o.integer("i", i).str("pass", pass).str("op", ggml_op_desc(t)).str("name", t->name).str("backend", be)
+         .str("type", ggml_type_name(t->type)).raw("shape", shape_json(t)).integer("layer", li)
+         .raw("weight", w ? "\"" + json_escape(w->name) + "\"" : "null").num("flops", flops).boolean("compute", compute);
+        std::string srcs = "[";
+        for (int s = 0; s < GGML_MAX_SRC && t->src[s]; s++) {
+            srcs += (s ? "," : "") + JsonObject().str("name", t->src[s]->name).str("type", ggml_type_name(t->src[s]->type))
+                .raw("shape", shape_json(t->src[s])).str("backend", backend_of(in.sched, t->src[s])).dump();
+        }
+        o.raw("src", srcs + "]");
+        if (compute) {
+            n_compute++;
+            by_op[{ ggml_op_desc(t), be, t->src[0] ? ggml_type_name(t->src[0]->type) : "-" }]++;
+            share[be].first++;
+            share[be].second += flops;
+            if (!prev_backend.empty() && be != prev_backend) {
+                transitions += (transitions.size() > 1 ? "," : "") + JsonObject().integer("at", i).str("from", prev_backend).str("to", be)
+                    .str("op", ggml_op_desc(t)).str("name", t->name).dump();
+            }
+            prev_backend = be;
+            for (int s = 0; s < GGML_MAX_SRC && t->src[s]; s++) {
+                const std::string sb = backend_of(in.sched, t->src[s]);
+                const ggml_tensor * r = root(t->src[s]);
+                if (sb == be || copied[{ r, be }]) continue;
+                copied[{ r, be }] = true;
+                copy_bytes += (int64_t) ggml_nbytes(r);
+                copies += (copies.size() > 1 ? "," : "") + JsonObject().str("tensor", r->name).str("from", sb).str("to", be)
+                    .integer("bytes", (long long) ggml_nbytes(r)).integer("first_use", i).dump();
+            }
+            if (has_gpu && be == "CPU") {
+                const std::string why = cpu_reason(in.sched, m, t);
+                o.str("cpu_reason", why);
+                fallbacks += (fallbacks.size() > 1 ? "," : "") + JsonObject().integer("i", i).str("op", ggml_op_desc(t)).str("name", t->name)
+                    .integer("layer", li).str("reason", why).dump();
+            }
+        }
+        nodes += (nodes.size() > 1 ? "," : "") + o.dump();
+    };
+
+    const int n = ggml_graph_n_nodes(in.graph);
+    for (int i = 0; i < n; i++) {
+        ggml_tensor * t = ggml_graph_node(in.graph, i);
+        add_node(i, t, i < in.n_forward_nodes ? "forward" : "backward", backend_of(in.sched, t));
+    }
+    if (in.opt_graph) {
+        for (int i = 0; i < ggml_graph_n_nodes(in.opt_graph); i++) {
+            add_node(n + i, ggml_graph_node(in.opt_graph, i), "optimizer", ggml_backend_name(in.opt_backend));
+        }
+    }
+
+    // Gradient hygiene: a gradient for a tensor that is neither trainable nor computed from
+    // a trainable tensor never reaches a parameter update.
+    std::unordered_map<const ggml_tensor *, bool> depends;
+    std::string waste = "[";
+    int64_t waste_nodes = 0;
+    for (int i = 0; i < in.n_forward_nodes; i++) {
+        const ggml_tensor * t = ggml_graph_node(in.graph, i);
+        bool d = in.trainable.count(t) > 0;
+        for (int s = 0; !d && s < GGML_MAX_SRC && t->src[s]; s++) d = in.trainable.count(t->src[s]) || depends[t->src[s]];
+        depends[t] = d;
+        const ggml_tensor * g = ggml_graph_get_grad(in.graph, t);
+        if (g && !d) {
+            waste_nodes++;
+            waste += (waste.size() > 1 ? "," : "") + JsonObject().str("tensor", t->name).str("grad", g->name).str("op", ggml_op_desc(g))
+                .integer("bytes", (long long) ggml_nbytes(g)).num("flops", estimate_flops(g)).dump();
+        }
+    }
+
+    std::string by_op_json = "[";
+    for (auto & [k, c] : by_op) {
+        by_op_json += (by_op_json.size() > 1 ? "," : "") + JsonObject().str("op", std::get<0>(k)).str("backend", std::get<1>(k))
+            .str("src0_type", std::get<2>(k)).integer("count", c).dump();
+    }
+    double total_flops = 0;
+    for (auto & [b, v] : share) total_flops += v.second;
+    JsonObject share_json;
+    for (auto & [b, v] : share) {
+        share_json.raw(b.c_str(), JsonObject().integer("nodes", v.first).num("node_share", n_compute ? (double) v.first / n_compute : 0)
+            .num("flops", v.second).num("flops_share", total_flops > 0 ? v.second / total_flops : 0).dump());
+    }
+    return JsonObject().str("schema", "hone.ops/1").raw("backends", backends)
+        .integer("n_nodes", n + (in.opt_graph ? ggml_graph_n_nodes(in.opt_graph) : 0)).integer("n_compute_nodes", n_compute)
+        .integer("n_splits", ggml_backend_sched_get_n_splits(in.sched)).integer("n_copies", ggml_backend_sched_get_n_copies(in.sched))
+        .integer("copy_bytes", copy_bytes).raw("share", share_json.dump()).raw("by_op", by_op_json + "]")
+        .raw("transitions", transitions + "]").raw("copies", copies + "]").raw("cpu_fallbacks", fallbacks + "]")
+        .integer("gradient_waste_nodes", waste_nodes).raw("gradient_waste", waste + "]").raw("nodes", nodes + "]").dump();
+}
+
+} // namespace hone
+
+// ---- C API -------------------------------------------------------------------------------
+#include "lora.h"
+#include "trainer.h"
+
+#include <cstring>
+
+using namespace hone;
+
+extern "C" {
+
+hone_status hone_trainer_op_report(hone_trainer * tr, char ** json, hone_error * err) {
+    return guard(err, [&] {
+        HONE_CHECK_ARG(tr && json, "trainer and output are required");
+        OpReportInput in;
+        in.sched = tr->sched;
+        in.graph = tr->gb;
+        in.opt_graph = tr->g_opt;
+        in.opt_backend = tr->model->backends.primary;
+        in.model = tr->model;
+        for (int i = 0; i < ggml_graph_n_nodes(tr->gb); i++) {
+            if (ggml_graph_node(tr->gb, i) == tr->loss) { in.n_forward_nodes = i + 1; break; }
+        }
+        for (auto & p : tr->adapter->pairs) { in.trainable.insert(p.a); in.trainable.insert(p.b); }
+        const std::string s = op_report_json(in);
+        *json = (char *) malloc(s.size() + 1);
+        if (!*json) throw std::bad_alloc();
+        memcpy(*json, s.c_str(), s.size() + 1);
+    });
+}
+
+void hone_string_free(char * s) { free(s); }
+
+} // extern "C"

@@ -1,0 +1,28 @@
+// Where every op of the training graph runs, and why: built from the scheduler's real
+// assignment and the backends' own supports_op, never from a hand-kept list.
+#pragma once
+
+#include "ggml-backend.h"
+#include "ggml.h"
+
+#include <set>
+#include <string>
+
+struct hone_model;
+
+namespace hone {
+
+struct OpReportInput {
+    ggml_backend_sched_t sched = nullptr; // after split/alloc of `graph`
+    ggml_cgraph * graph = nullptr;        // forward + backward
+    ggml_cgraph * opt_graph = nullptr;    // optimizer steps (run on opt_backend), may be null
+    ggml_backend_t opt_backend = nullptr;
+    int n_forward_nodes = 0;              // the first n nodes of `graph` are the forward pass
+    const hone_model * model = nullptr;
+    std::set<const ggml_tensor *> trainable; // the adapter's tensors
+};
+
+// The report as a JSON document (schema: docs/ops-json.md).
+std::string op_report_json(const OpReportInput & in);
+
+} // namespace hone
