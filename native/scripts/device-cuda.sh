@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# GPU runs for the CUDA work, on a machine with nvcc, cmake and ninja but no Node and no
+# network. Builds ggml-cuda + hone-train + test-backend-ops from the llama.cpp bundle with
+# our patches, then runs the stages named on the command line, logging under $OUT.
+#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [mem] [train] [bench] [peft]
+# Inputs (ignored by git, carried to the machine): .device/gitRelease.bundle (from the pinned
+# node-llama-cpp tarball), .device/text.txt (training text) and optionally .device/native.tar
+# (`git archive HEAD native`: build a committed snapshot instead of the working tree).
+# Build outputs go to native/build/device, which survives between calls on a warm machine.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+dev=$root/.device
+out=${OUT:-/tmp/hone-device-out}
+mkdir -p "$out"
+work=$root/native/build/device
+native=$root/native
+if [ -f "$dev/native.tar" ]; then
+  rm -rf "$work/snapshot" && mkdir -p "$work/snapshot" && tar -xf "$dev/native.tar" -C "$work/snapshot" && native=$work/snapshot/native
+fi
+src=$work/llama.cpp
+build=$work/build-cuda
+bin=$build/bin
+stages=${*:-build ops mem train}
+jobs=$(nproc)
+log() { echo "[$(date -u +%H:%M:%S)] $*" | tee -a "$out/summary.txt"; }
+
+log "card: $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader)"
+log "stages: $stages"
+
+stamp=$(cat "$native"/patches/*.patch | sha256sum | cut -c1-12)
+if [ "$(cat "$src/.hone-stamp" 2>/dev/null)" != "$stamp" ]; then
+  rm -rf "$src" && git clone -q "$dev/gitRelease.bundle" "$src" || exit 1
+  for p in "$native"/patches/*.patch; do git -C "$src" apply "$p" || { log "patch $p failed"; exit 1; }; done
+  echo "$stamp" > "$src/.hone-stamp"
+fi
+t0=$(date +%s)
+mkdir -p "$work"
+cmake -S "$native" -B "$build" -G Ninja -DHONE_LLAMA_DIR="$src" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF \
+  -DGGML_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DGGML_NATIVE=ON -DGGML_CUDA_FA=OFF -DGGML_CUDA_NCCL=OFF -DLLAMA_OPENSSL=OFF \
+  > "$out/cmake.log" 2>&1 || { tail -20 "$out/cmake.log"; exit 1; }
+cmake --build "$build" -j "$jobs" --target hone-train test-backend-ops hone-test-out-prod-cuda-mem > "$out/build.log" 2>&1 \
+  || { grep -E "error|FAILED" "$out/build.log" | head -20; exit 1; }
+log "build: $(( $(date +%s) - t0 )) s"
+
+vocab() { echo "$src/models/ggml-vocab-$1.gguf"; }
+
+for stage in $stages; do case $stage in
+ops)
+  # OUT_PROD against the CPU backend: every case, the new multi-block ones included.
+  "$bin/test-backend-ops" test -b CUDA0 -o OUT_PROD > "$out/ops-out-prod.log" 2>&1
+  log "OUT_PROD: $(grep -cE '^\s+OUT_PROD.*OK' "$out/ops-out-prod.log") OK, $(grep -cE '^\s+OUT_PROD.*FAIL' "$out/ops-out-prod.log") FAIL, $(grep -c 'not supported \[CUDA0\]' "$out/ops-out-prod.log") not supported by CUDA0, $(grep -c 'not supported \[CPU\]' "$out/ops-out-prod.log") not supported by the CPU reference; $(grep -E 'tests passed' "$out/ops-out-prod.log" | tail -1)"
+  grep -E 'k=600000|type_a=f16' "$out/ops-out-prod.log" | sed 's/^/    /' | tee -a "$out/summary.txt"
+  ;;
+ops-all)
+  # every other op the training graph uses
+  for op in ADD MUL SCALE CONT GET_ROWS RMS_NORM RMS_NORM_BACK ROPE ROPE_BACK SOFT_MAX SOFT_MAX_BACK SILU SILU_BACK \
+            REPEAT REPEAT_BACK CROSS_ENTROPY_LOSS CROSS_ENTROPY_LOSS_BACK OPT_STEP_ADAMW MUL_MAT; do
+    timeout 120 "$bin/test-backend-ops" test -b CUDA0 -o "$op" > "$out/ops-$op.log" 2>&1
+    log "$op: $(grep -E 'tests passed' "$out/ops-$op.log" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$out/ops-$op.log") FAIL, $(grep -c 'not supported \[CUDA0\]' "$out/ops-$op.log") not supported by CUDA0"
+  done
+  ;;
+mem)
+  "$bin/hone-test-out-prod-cuda-mem" 2560 151936 2048 > "$out/mem.log" 2>&1
+  log "mem: $(tail -1 "$out/mem.log")"
+  ;;
+train)
+  # A small Llama-shaped Q4_K_M model: the op report for the patched path and for the old one.
+  m=$work/llama-512x4-q4_k_m.gguf
+  [ -f "$m" ] || "$bin/hone-train" make-model --arch llama --embd 512 --layers 4 --heads 8 --kv-heads 2 --ff 1536 \
+      --vocab-from "$(vocab llama-bpe)" --type q4_k_m --tied --out "$m" 2>> "$out/train.log"
+  for mode in patched fallback; do
+    env_switch=""; [ $mode = fallback ] && env_switch="GGML_CUDA_DISABLE_OUT_PROD_QUANT=1"
+    env $env_switch "$bin/hone-train" --model "$m" --data "$dev/text.txt" --out "$out/train-$mode" --backend cuda \
+      --steps 4 --ctx 512 --rank 8 --alpha 16 --json > "$out/train-$mode.jsonl" 2>> "$out/train.log"
+    log "train $mode: exit $? $(python3 "$native/scripts/ops-summary.py" "$out/train-$mode/ops.json" "$out/train-$mode.jsonl" 2>&1)"
+  done
+  ;;
+esac; done
+log "done"
