@@ -1,6 +1,7 @@
 #include "text_data.h"
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <sstream>
