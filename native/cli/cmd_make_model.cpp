@@ -126,7 +126,8 @@ int file_type(const std::string & t) {
 } // namespace
 
 int cmd_make_model(int argc, char ** argv) {
-    Args a(argc, argv, 2, { "arch", "embd", "layers", "heads", "kv-heads", "ff", "head-dim", "vocab-from", "type", "out", "ctx", "seed", "threads" },
+    Args a(argc, argv, 2, { "arch", "embd", "layers", "heads", "kv-heads", "ff", "head-dim", "vocab-from", "type", "out", "ctx", "seed", "threads",
+             "chat-template-file" },
            { "tied", "json" });
     const bool json = a.flag("json");
     Spec s;
@@ -162,6 +163,16 @@ int cmd_make_model(int argc, char ** argv) {
     for (int64_t i = gguf_get_n_kv(g) - 1; i >= 0; i--) {
         const std::string k = gguf_get_key(g, i);
         if (k.rfind("tokenizer.", 0) != 0) gguf_remove_key(g, k.c_str());
+    }
+    if (a.has("chat-template-file")) {
+        // A real template on a synthetic model: tests of chat rendering against many templates.
+        FILE * tf = fopen(a.str("chat-template-file").c_str(), "rb");
+        if (!tf) { gguf_free(g); return report_error(json, "io_error", a.str("chat-template-file") + ": cannot read"); }
+        std::string tmpl;
+        char buf[4096];
+        for (size_t n; (n = fread(buf, 1, sizeof(buf), tf)) > 0;) tmpl.append(buf, n);
+        fclose(tf);
+        gguf_set_val_str(g, "tokenizer.chat_template", tmpl.c_str());
     }
     const std::string A = s.arch + ".";
     gguf_set_val_str(g, "general.architecture", s.arch.c_str());

@@ -13,8 +13,11 @@ static const char * USAGE =
     "             --steps N | --epochs N --ctx 256 --batch 1 --ubatch 1 --seed 42 --backend auto|cpu|cuda|metal\n"
     "             --threads N --weight-decay 0 --json]\n"
     "  hone-train make-model --arch llama|qwen2|qwen3 --embd N --layers N --heads N --kv-heads N --ff N\n"
-    "             [--head-dim N] --vocab-from VOCAB.gguf [--type f32|f16|q8_0|q4_k_m] [--tied] --out M.gguf\n"
-    "  hone-train check-forward --model M.gguf [--adapter A.gguf] --text \"...\" [--json]\n";
+    "             [--head-dim N] --vocab-from VOCAB.gguf [--type f32|f16|q8_0|q4_k_m] [--tied]\n"
+    "             [--chat-template-file T.jinja] --out M.gguf\n"
+    "  hone-train check-forward --model M.gguf [--adapter A.gguf] --text \"...\" [--json]\n"
+    "  hone-train render --model M.gguf --data EXAMPLES.jsonl [--chat-template-file T.jinja] [--loss assistant|all]\n"
+    "             [--ignore-weights]   (one JSON line per example: text, tokens, loss mask, token byte spans)\n";
 
 int report_error(bool json, const char * code, const std::string & message) {
     if (json) {
@@ -33,6 +36,7 @@ int main(int argc, char ** argv) {
     try {
         if (argc >= 2 && !strcmp(argv[1], "make-model")) return cmd_make_model(argc, argv);
         if (argc >= 2 && !strcmp(argv[1], "check-forward")) return cmd_check_forward(argc, argv);
+        if (argc >= 2 && !strcmp(argv[1], "render")) return cmd_render(argc, argv);
         if (argc >= 2 && !strcmp(argv[1], "train")) return cmd_train(argc - 1, argv + 1);
         return cmd_train(argc, argv);
     } catch (const UsageError & e) {

@@ -165,6 +165,52 @@ hone_status hone_forward_logits(hone_model * model, hone_adapter * adapter, cons
 hone_status hone_reference_logits(const char * model_path, const char * adapter_path, const int32_t * tokens,
                                   int32_t n_tokens, int n_threads, float * logits, hone_error * err);
 
+// ---- data: rendering examples into tokens and a loss mask -------------------------------
+// A renderer holds a model's chat template (Jinja, run by llama.cpp's common/ engine) and
+// tokenizer. It turns one example into the text the model sees, its tokens, and a loss mask.
+// docs/rendering.md describes the fallback template and how assistant spans are found.
+
+typedef struct hone_renderer hone_renderer;
+typedef struct hone_rendered hone_rendered;
+
+typedef enum {
+    HONE_LOSS_ASSISTANT = 0, // chat: each assistant turn (content, tool calls) and its end-of-turn token; text: every token
+    HONE_LOSS_ALL = 1,       // every token of every example
+} hone_loss_mode;
+
+typedef struct {
+    const char * chat_template; // Jinja source used instead of the model's; NULL: the model's own, or the plain fallback
+    int32_t loss;               // hone_loss_mode
+    bool ignore_weights;        // false: an assistant message with "weight": 0 carries no loss
+} hone_render_params;
+
+hone_render_params hone_render_default_params(void);
+hone_status hone_renderer_init(hone_model * model, const hone_render_params * params, hone_renderer ** out, hone_error * err);
+void        hone_renderer_free(hone_renderer * renderer);
+
+typedef struct {
+    char source[16];           // where the template came from: "model", "override" or "fallback"
+    bool supports_tools;       // the template describes `tools`
+    bool supports_tool_calls;  // the template renders assistant tool calls
+    bool supports_system_role; // false: a system message is merged into the first user message
+} hone_renderer_info;
+
+void        hone_renderer_get_info(const hone_renderer * renderer, hone_renderer_info * info);
+// The Jinja source in use (valid while the renderer lives).
+const char * hone_renderer_template(const hone_renderer * renderer);
+
+// Renders one example given as JSON: {"messages": [...], "tools": [...]} (OpenAI chat shape;
+// string content; tool_calls with JSON-text arguments; optional per-message "weight": 0|1)
+// or {"text": "..."} (BOS + text + EOS, every token carries loss). Errors name the message.
+hone_status hone_render(hone_renderer * renderer, const char * example_json, size_t len, hone_rendered ** out, hone_error * err);
+int32_t         hone_rendered_n_tokens(const hone_rendered * r);
+const int32_t * hone_rendered_tokens(const hone_rendered * r);
+const uint8_t * hone_rendered_loss_mask(const hone_rendered * r);   // 1: token i carries loss
+const char *    hone_rendered_text(const hone_rendered * r, size_t * len);
+// 2 * n_tokens: token i covers bytes [spans[2i], spans[2i+1]) of the text.
+const int32_t * hone_rendered_token_spans(const hone_rendered * r);
+void            hone_rendered_free(hone_rendered * r);
+
 #ifdef __cplusplus
 }
 #endif
