@@ -5,6 +5,7 @@
 // GGML_NATIVE is on for local builds (HONE_NATIVE=0 turns it off); distributable
 // builds must turn it off, which is packaging's job.
 import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -17,6 +18,19 @@ const binDir = path.join(nativeDir, 'bin');
 
 const VOCABS = ['llama-spm', 'llama-bpe', 'qwen2', 'phi-3'];
 const TARGETS = ['hone-train', 'llama-quantize', 'test-backend-ops', 'llama-finetune', 'hone-test-out-prod-cpu'];
+
+// The Node addon's headers: node-api-headers and node-addon-api from node_modules (devDependencies;
+// nothing is downloaded). Without them the addon is skipped and the rest still builds.
+function napiDirs() {
+  try {
+    const require = createRequire(path.join(nativeDir, '..', 'package.json'));
+    const headers = require('node-api-headers');
+    const addonApi = path.dirname(require.resolve('node-addon-api/package.json'));
+    return { include: headers.include_dir, def: headers.def_paths.node_api_def, addonApi };
+  } catch {
+    return null;
+  }
+}
 
 function has(cmd) {
   try { execFileSync(cmd, ['--version'], { stdio: 'ignore' }); return true; } catch { return false; }
@@ -55,11 +69,16 @@ function main() {
   const jobs = String(Number(process.env.HONE_JOBS) || os.availableParallelism());
 
   const args = ['-S', nativeDir, '-B', buildDir, ...gen, ...Object.entries(defs).map(([k, v]) => `-D${k}=${v}`)];
+  // Not part of the build folder's key: node_modules paths do not change what llama.cpp builds.
+  const napi = napiDirs();
+  if (napi) args.push(`-DHONE_NAPI_INCLUDE=${napi.include}`, `-DHONE_NODE_ADDON_API=${napi.addonApi}`, `-DHONE_NAPI_DEF=${napi.def}`);
+  else console.log('[hone] node-api-headers / node-addon-api not installed: the Node addon is skipped');
+  const targets = napi ? [...TARGETS, 'hone_node'] : TARGETS;
   // ccache: hash paths relative to the cache root, so a new patch series (a new source and
   // build folder) still hits the cache for every file the patches did not change.
   const env = { ...process.env, CCACHE_BASEDIR: cacheDir(), CCACHE_NOHASHDIR: 'true' };
   execFileSync('cmake', args, { stdio: ['ignore', 'ignore', 'inherit'], env });
-  execFileSync('cmake', ['--build', buildDir, '-j', jobs, '--target', ...TARGETS], { stdio: 'inherit', env });
+  execFileSync('cmake', ['--build', buildDir, '-j', jobs, '--target', ...targets], { stdio: 'inherit', env });
 
   fs.mkdirSync(binDir, { recursive: true });
   for (const t of TARGETS) {
@@ -70,6 +89,12 @@ function main() {
     fs.copyFileSync(found, `${dest}.tmp`);
     fs.chmodSync(`${dest}.tmp`, 0o755);
     fs.renameSync(`${dest}.tmp`, dest);
+  }
+  if (napi) {
+    const found = path.join(buildDir, 'bin', 'hone.node');
+    if (!fs.existsSync(found)) throw new Error(`build finished but hone.node is missing under ${buildDir}`);
+    fs.copyFileSync(found, path.join(binDir, 'hone.node.tmp'));
+    fs.renameSync(path.join(binDir, 'hone.node.tmp'), path.join(binDir, 'hone.node'));
   }
   // Vocab files from the llama.cpp source: real tokenizers for synthetic test models.
   fs.mkdirSync(path.join(binDir, 'vocab'), { recursive: true });

@@ -1,0 +1,22 @@
+// The hone Node addon: registers one wrapper class per engine concept. N-API only
+// (NAPI_VERSION 8), so the same .node file loads in Node and in Electron.
+#include "adapter_wrap.h"
+#include "common.h"
+#include "model_wrap.h"
+#include "renderer_wrap.h"
+#include "trainer_wrap.h"
+
+using namespace hone_node;
+
+static Napi::Object InitAddon(Napi::Env env, Napi::Object exports) {
+    auto * data = new AddonData();
+    env.SetInstanceData(data); // freed with the environment
+    exports.Set("Model", ModelWrap::Init(env, data));
+    exports.Set("Adapter", AdapterWrap::Init(env, data));
+    exports.Set("Renderer", RendererWrap::Init(env, data));
+    exports.Set("Trainer", TrainerWrap::Init(env, data));
+    exports.Set("napiVersion", Napi::Number::New(env, NAPI_VERSION));
+    return exports;
+}
+
+NODE_API_MODULE(hone, InitAddon)
