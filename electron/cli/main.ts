@@ -1,0 +1,151 @@
+/**
+ * `hone`: the command line. `hone data inspect` and `hone train` run their work in an engine
+ * host process; this process parses options, draws progress and handles Ctrl-C.
+ */
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import type { EngineEvent, InspectResult, TrainConfig } from '../common/engine-api.ts';
+import { HoneError, toPlain } from '../common/errors.ts';
+import { EngineHost } from '../engine-host/client.ts';
+import { latestCheckpoint } from '../engine-host/jobs.ts';
+import { parseArgs } from './args.ts';
+import { findConfigFile, missingForTrain, readConfigFile, resolveConfig } from './config.ts';
+import { demoConfig } from './demo.ts';
+import { printInspect } from './inspect-output.ts';
+import { Reporter } from './progress.ts';
+
+const USAGE = `usage:
+  hone data inspect --model M.gguf --data PATH... [--ctx 512 --truncate drop|left|right --loss assistant|all
+                    --chat-template T.jinja --eval-split 0.1] [--json]
+  hone train --model M.gguf --data PATH... --out DIR [options] [--config FILE] [--json]
+  hone train --out DIR --resume [CHECKPOINT]     continue a stopped run (Ctrl-C writes a checkpoint)
+  hone train --demo                              a tiny model and a small dataset about Hone, about a minute on a CPU
+
+options (also keys of hone.config.json / hone.config.yaml; precedence: defaults < config file < flags):
+  --rank 8 --alpha 16 --targets attn_q,attn_k,attn_v,attn_output|all --lr 1e-4 --schedule constant|linear|cosine
+  --warmup 0 --lr-min 0 --weight-decay 0 --max-grad-norm 1 --steps N | --epochs 1 --ctx 512 --batch 1 --ubatch N
+  --seed 42 --backend auto|cpu|cuda|metal --threads N --eval-data PATH... | --eval-split 0.1 --eval-every K
+  --checkpoint-every K --keep-checkpoints 3 --loss assistant|all --ignore-weights --truncate drop|left|right
+  --chat-template T.jinja
+docs/cli.md describes every option and the --json output.`;
+
+/** Exit codes: 0 done (or stopped with a checkpoint), 1 failed, 2 bad usage or config. */
+function fail(json: boolean, err: unknown): number {
+  const p = toPlain(err);
+  if (json) process.stdout.write(JSON.stringify({ type: 'error', ...p }) + '\n');
+  process.stderr.write(`hone: error: ${p.message}\n`);
+  const problems = (p.detail as { problems?: Array<{ file: string; line: number | null; field: string; message: string; severity: string }> } | undefined)?.problems;
+  if (!json && problems) {
+    for (const q of problems.filter((x) => x.severity === 'error').slice(0, 20)) {
+      process.stderr.write(`  ${q.file}${q.line === null ? '' : `:${q.line}`}${q.field ? ` (${q.field})` : ''}: ${q.message}\n`);
+    }
+  }
+  return p.code === 'bad-config' ? 2 : 1;
+}
+
+async function withHost<T>(fn: (host: EngineHost) => Promise<T>): Promise<T> {
+  const host = EngineHost.start();
+  try {
+    return await fn(host);
+  } finally {
+    host.kill();
+  }
+}
+
+async function inspect(argv: string[]): Promise<number> {
+  const { options, cli } = parseArgs(argv);
+  if (cli.help) { console.log(USAGE); return 0; }
+  try {
+    const file = findConfigFile(cli.config);
+    const cfg = resolveConfig(file ? readConfigFile(file) : {}, options);
+    const miss = [!cfg.model && '--model', cfg.data.length === 0 && '--data'].filter(Boolean);
+    if (miss.length) throw new HoneError('bad-config', `missing ${miss.join(' and ')}`);
+    const reporter = new Reporter(false);
+    const res: InspectResult = await withHost((h) => h.request('inspect', { model: cfg.model, data: cfg.data, config: cfg }, (e) => {
+      if (!cli.json) reporter.event(e);
+    }));
+    if (cli.json) process.stdout.write(JSON.stringify({ type: 'inspect', ...res }) + '\n');
+    else printInspect(res, process.stdout);
+    return res.report.problems.some((p) => p.severity === 'error') ? 1 : 0;
+  } catch (e) {
+    return fail(cli.json, e);
+  }
+}
+
+/** --resume: a checkpoint folder, or (no value) the newest one under --out. */
+function resumeTarget(resume: string | true, out: string): { checkpoint: string; out: string } {
+  if (resume === true) {
+    if (!out) throw new HoneError('bad-config', '--resume without a checkpoint needs --out (the run folder)');
+    const ck = latestCheckpoint(join(out, 'checkpoints'));
+    if (!ck) throw new HoneError('bad-config', `${out}: no checkpoint to resume from (looked in ${join(out, 'checkpoints')})`);
+    return { checkpoint: ck, out };
+  }
+  const ck = resolve(resume);
+  if (!existsSync(join(ck, 'state.json'))) throw new HoneError('bad-config', `${resume}: not a checkpoint folder (no state.json)`);
+  return { checkpoint: ck, out: out || dirname(dirname(ck)) };
+}
+
+async function train(argv: string[]): Promise<number> {
+  const { options, cli } = parseArgs(argv);
+  if (cli.help) { console.log(USAGE); return 0; }
+  const reporter = new Reporter(cli.json);
+  try {
+    let base: Partial<TrainConfig> = {};
+    const file = findConfigFile(cli.config);
+    if (file) base = readConfigFile(file);
+    if (cli.demo) base = { ...base, ...demoConfig() };
+    let resume: string | null = null;
+    if (cli.resume) {
+      const t = resumeTarget(cli.resume, resolve(options.out ?? base.out ?? ''));
+      resume = t.checkpoint;
+      // The interrupted run's own config, then this command's flags.
+      const saved = join(t.out, 'config.json');
+      if (existsSync(saved)) base = { ...base, ...readConfigFile(saved) };
+      base.out = t.out;
+    }
+    const cfg = resolveConfig(base, options);
+    const miss = missingForTrain(cfg);
+    if (miss.length) throw new HoneError('bad-config', `missing ${miss.join(', ')} (or use --demo, or a hone.config.json)`);
+
+    const host = EngineHost.start();
+    let interrupts = 0;
+    const onSigint = () => {
+      interrupts++;
+      if (interrupts === 1) {
+        reporter.line('stopping after this step and writing a checkpoint (Ctrl-C again: stop sooner)');
+        void host.request('stop', {}).catch(() => {});
+      } else if (interrupts === 2) {
+        reporter.line('stopping after this micro-batch');
+        void host.request('cancel', {}).catch(() => {});
+      } else host.kill('SIGKILL');
+    };
+    process.on('SIGINT', onSigint);
+    try {
+      const res = await host.request('train', { config: cfg, resume }, (e: EngineEvent) => reporter.event(e));
+      reporter.endLine();
+      if (res.stopped) {
+        if (cli.json) process.stdout.write(JSON.stringify({ type: 'stopped', step: res.step, checkpoint: res.lastCheckpoint }) + '\n');
+        else reporter.line(`stopped at step ${res.step}; checkpoint ${res.lastCheckpoint}; continue with: hone train --out ${cfg.out} --resume`);
+        return 0;
+      }
+      if (cli.json) process.stdout.write(JSON.stringify({ type: 'done', adapter: res.adapter, runJson: res.runJson, step: res.step, finalLoss: res.finalLoss }) + '\n');
+      else reporter.line(`wrote ${res.adapter} and ${res.runJson}`);
+      return 0;
+    } finally {
+      process.off('SIGINT', onSigint);
+      host.kill();
+    }
+  } catch (e) {
+    reporter.endLine();
+    return fail(cli.json, e);
+  }
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [cmd, sub, ...rest] = argv;
+  if (cmd === 'data' && sub === 'inspect') return inspect(rest);
+  if (cmd === 'train') return train(argv.slice(1));
+  if (!cmd || cmd === 'help' || cmd === '--help' || cmd === '-h') { console.log(USAGE); return cmd ? 0 : 2; }
+  process.stderr.write(`hone: unknown command '${argv.join(' ')}'\n${USAGE}\n`);
+  return 2;
+}

@@ -1,0 +1,149 @@
+/**
+ * The engine host's contract: typed requests, streamed events, results. Parent and host
+ * exchange `{id, kind, payload}` requests, `{id, event}` events and `{id, ok, result | error}`
+ * replies. No platform imports.
+ */
+import type { PlainError } from './errors.ts';
+
+/** Every option of a training run; the CLI flag of each is its kebab-case name. */
+export interface TrainConfig {
+  model: string;
+  data: string[];
+  out: string;
+  /** Held-out data files (instead of evalSplit). */
+  evalData: string[];
+  evalSplit: number;
+  evalEvery: number;
+  rank: number;
+  /** LoRA alpha; 0 means 2 * rank. */
+  alpha: number;
+  targets: string;
+  lr: number;
+  schedule: 'constant' | 'linear' | 'cosine';
+  warmup: number;
+  lrMin: number;
+  weightDecay: number;
+  maxGradNorm: number;
+  /** Optimizer steps; 0: use epochs. */
+  steps: number;
+  epochs: number;
+  ctx: number;
+  batch: number;
+  ubatch: number;
+  seed: number;
+  backend: 'auto' | 'cpu' | 'cuda' | 'metal';
+  /** CPU threads; 0: all. */
+  threads: number;
+  checkpointEvery: number;
+  keepCheckpoints: number;
+  /** Which tokens carry loss: assistant turns (text: all) or every token. */
+  loss: 'assistant' | 'all';
+  /** Train on assistant messages marked `weight: 0` too. */
+  ignoreWeights: boolean;
+  /** What to do with a chat example longer than ctx + 1 tokens. */
+  truncate: 'drop' | 'left' | 'right';
+  /** A Jinja file used instead of the model's chat template ('' = the model's). */
+  chatTemplate: string;
+}
+
+export type LengthPolicy = TrainConfig['truncate'];
+
+/** Token statistics of a rendered dataset (docs/cli.md describes each field). */
+export interface TokenStats {
+  /** Examples rendered (train + eval). */
+  examples: number;
+  /** Sequences sent to training (text examples may become several). */
+  sequences: number;
+  /** Tokens of all sequences, after truncation. */
+  tokens: number;
+  /** Tokens that carry loss, after truncation. */
+  lossTokens: number;
+  ctx: number;
+  policy: LengthPolicy;
+  /** Examples longer than ctx + 1 tokens. */
+  overLength: number;
+  /** Of those: truncated (kept), dropped (policy drop, or no loss token left). */
+  truncated: number;
+  dropped: number;
+  /** Text examples cut into ctx-sized windows (never truncated). */
+  chunked: number;
+  /** Examples the template could not render, with where they came from. */
+  failed: Array<{ file: string; line: number; code: string; message: string }>;
+  /** Length histogram of rendered examples (before truncation), power-of-two bins. */
+  histogram: Array<{ from: number; to: number; count: number }>;
+  lengths: { min: number; median: number; max: number; mean: number };
+}
+
+/** One rendered example with its loss spans, for people to check the template and mask. */
+export interface Preview {
+  source: { file: string; line: number };
+  text: string;
+  /** Byte-free character ranges [begin, end) of `text` that carry loss. */
+  lossSpans: Array<[number, number]>;
+  tokens: number;
+  lossTokens: number;
+}
+
+export interface TemplateInfo {
+  source: 'model' | 'override' | 'fallback';
+  supportsTools: boolean;
+  supportsToolCalls: boolean;
+  supportsSystemRole: boolean;
+}
+
+export interface InspectResult {
+  report: import('../dataset/report.ts').DatasetReport;
+  template: TemplateInfo;
+  tokens: TokenStats;
+  preview: Preview | null;
+}
+
+export interface TrainResult {
+  adapter: string | null;
+  runJson: string | null;
+  stopped: boolean;
+  step: number;
+  lastCheckpoint: string | null;
+  finalLoss: number | null;
+}
+
+export type EngineEvent =
+  | { type: 'phase'; phase: 'scan' | 'load' | 'render' | 'build' | 'train' | 'save'; message: string }
+  | {
+      type: 'step';
+      step: number;
+      nSteps: number;
+      loss: number;
+      lr: number;
+      gradNorm: number;
+      tokens: number;
+      lossTokens: number;
+      tokensPerS: number;
+      elapsedS: number;
+    }
+  | { type: 'eval'; step: number; evalLoss: number; lossTokens: number; nSequences: number }
+  | { type: 'checkpoint'; path: string; step: number; microBatch: number }
+  | { type: 'tokens'; stats: TokenStats }
+  | { type: 'host-exited'; reason: string; lastCheckpoint: string | null };
+
+export interface Requests {
+  inspect: { payload: { model: string; data: string[]; config: Partial<TrainConfig> }; result: InspectResult };
+  train: { payload: { config: TrainConfig; resume: string | null }; result: TrainResult };
+  /** Finish the current optimizer step, checkpoint, and end the run. */
+  stop: { payload: Record<string, never>; result: { stopping: boolean } };
+  /** Stop after the current micro-batch (checkpointing mid-step). */
+  cancel: { payload: Record<string, never>; result: { stopping: boolean } };
+}
+
+export type RequestKind = keyof Requests;
+
+export interface RequestMessage<K extends RequestKind = RequestKind> {
+  id: number;
+  kind: K;
+  payload: Requests[K]['payload'];
+}
+
+export type HostMessage =
+  | { id: number; event: EngineEvent }
+  | { id: number; ok: true; result: unknown }
+  | { id: number; ok: false; error: PlainError };

@@ -1,0 +1,113 @@
+/**
+ * The native addon's typed surface (native/bin/hone.node). Only the engine host loads it.
+ */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { HoneError } from '../common/errors.ts';
+
+export interface ModelInfo {
+  arch: string;
+  name: string;
+  backend: string;
+  nLayer: number;
+  nEmbd: number;
+  nVocab: number;
+  nCtxTrain: number;
+  nParams: number;
+  weightBytes: number;
+}
+
+export interface Rendered {
+  tokens: Int32Array;
+  mask: Uint8Array;
+  /** With {text: true}: the rendered text and each token's [begin, end) bytes in it. */
+  text?: string;
+  spans?: Int32Array;
+}
+
+export type RenderOutcome = Rendered | { error: { code: string; message: string } };
+
+export interface NativeRenderer {
+  info(): { source: 'model' | 'override' | 'fallback'; supportsTools: boolean; supportsToolCalls: boolean; supportsSystemRole: boolean; template: string };
+  renderBatch(examples: string[], options?: { text?: boolean }): Promise<RenderOutcome[]>;
+  dispose(): void;
+}
+
+export interface NativeModel {
+  info(): ModelInfo;
+  tokenize(text: string, addBos?: boolean): Int32Array;
+  createRenderer(options?: { chatTemplate?: string; loss?: 'assistant' | 'all'; ignoreWeights?: boolean }): NativeRenderer;
+  dispose(): void;
+}
+
+export interface NativeAdapter {
+  save(path: string): Promise<void>;
+  nParams(): number;
+  dispose(): void;
+}
+
+export interface TrainerParams {
+  nCtx?: number;
+  nBatch?: number;
+  nUbatch?: number;
+  nSteps?: number;
+  nEpochs?: number;
+  lr?: number;
+  lrSchedule?: 'constant' | 'linear' | 'cosine';
+  warmupSteps?: number;
+  lrMin?: number;
+  weightDecay?: number;
+  maxGradNorm?: number;
+  seed?: number;
+  evalEvery?: number;
+  checkpointDir?: string;
+  checkpointEvery?: number;
+  keepCheckpoints?: number;
+  runConfig?: string;
+}
+
+export interface Sequence {
+  tokens: Int32Array;
+  mask?: Uint8Array;
+}
+
+export type NativeEvent =
+  | { type: 'step'; step: number; nSteps: number; loss: number; lr: number; gradNorm: number; clipScale: number; tokens: number; lossTokens: number; tokensPerS: number; elapsedS: number }
+  | { type: 'eval'; step: number; evalLoss: number; lossTokens: number; nSequences: number }
+  | { type: 'checkpoint'; path: string; step: number; microBatch: number };
+
+export interface NativeTrainer {
+  resume(checkpointDir: string): Promise<number>;
+  train(data: { train: Sequence[]; eval?: Sequence[] }, onEvent?: (e: NativeEvent) => void): Promise<{ stopped: boolean; step: number }>;
+  /** Finish the current optimizer step, checkpoint, resolve with stopped: true. */
+  stop(): void;
+  /** Stop after the current micro-batch (checkpointing mid-step). */
+  cancel(): void;
+  step(): number;
+  dispose(): void;
+}
+
+export interface HoneAddon {
+  Model: { load(o: { path: string; backend?: string; threads?: number }): Promise<NativeModel> };
+  Adapter: {
+    create(model: NativeModel, o: { rank?: number; alpha?: number; targets?: string; seed?: number }): NativeAdapter;
+    load(model: NativeModel, path: string): Promise<NativeAdapter>;
+  };
+  Trainer: { create(model: NativeModel, adapter: NativeAdapter, params: TrainerParams): Promise<NativeTrainer> };
+  napiVersion: number;
+}
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** native/bin/hone.node, or $HONE_ADDON. */
+export function addonPath(): string {
+  return process.env.HONE_ADDON ? resolve(process.env.HONE_ADDON) : join(repoRoot, 'native', 'bin', 'hone.node');
+}
+
+export function loadAddon(): HoneAddon {
+  const p = addonPath();
+  if (!existsSync(p)) throw new HoneError('internal', `${p} is missing: run \`npm run build:native\` first`);
+  return createRequire(import.meta.url)(p) as HoneAddon;
+}

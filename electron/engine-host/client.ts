@@ -1,0 +1,96 @@
+/**
+ * The parent's side of the engine host: starts the host process, sends typed requests and
+ * receives their events and replies. If the host dies (a ggml abort, out of memory, SIGKILL),
+ * every pending request gets a `host-exited` event with the reason and the last checkpoint
+ * seen, then rejects with code `host-exited`: never a hung promise. Start a new host to resume.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { EngineEvent, HostMessage, RequestKind, Requests } from '../common/engine-api.ts';
+import { fromPlain, HoneError } from '../common/errors.ts';
+
+interface Pending {
+  resolve(v: unknown): void;
+  reject(e: unknown): void;
+  onEvent?: (e: EngineEvent) => void;
+  lastCheckpoint: string | null;
+}
+
+const hostEntry = join(dirname(fileURLToPath(import.meta.url)), 'host-main.ts');
+
+export class EngineHost extends EventEmitter {
+  private child: ChildProcess;
+  private nextId = 1;
+  private pending = new Map<number, Pending>();
+  private exited: string | null = null;
+  /** The newest checkpoint any request reported. */
+  lastCheckpoint: string | null = null;
+
+  /** Starts a host as a Node child process (TypeScript through tsx, as the rest of the tools). */
+  static start(env: NodeJS.ProcessEnv = process.env): EngineHost {
+    return new EngineHost(fork(hostEntry, [], { execArgv: ['--import', import.meta.resolve('tsx')], env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+  }
+
+  constructor(child: ChildProcess) {
+    super();
+    this.child = child;
+    child.on('message', (m) => this.onMessage(m as HostMessage));
+    child.on('exit', (code, signal) => this.onExit(signal ? `killed by ${signal}` : `exited with code ${code}`));
+    child.on('error', (e) => this.onExit(`failed: ${e.message}`));
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  get alive(): boolean {
+    return this.exited === null;
+  }
+
+  request<K extends RequestKind>(kind: K, payload: Requests[K]['payload'], onEvent?: (e: EngineEvent) => void): Promise<Requests[K]['result']> {
+    if (this.exited) return Promise.reject(new HoneError('host-exited', `the engine host ${this.exited}`, { reason: this.exited, lastCheckpoint: this.lastCheckpoint }));
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, onEvent, lastCheckpoint: null });
+      this.child.send({ id, kind, payload });
+    });
+  }
+
+  /** Ends the host (it finishes nothing: use a stop request first to keep a checkpoint). */
+  kill(signal: NodeJS.Signals = 'SIGTERM'): void {
+    if (this.alive) this.child.kill(signal);
+  }
+
+  /** Resolves once the host process is gone. */
+  closed(): Promise<void> {
+    return this.alive ? new Promise((r) => this.once('host-exited', () => r())) : Promise.resolve();
+  }
+
+  private onMessage(m: HostMessage) {
+    const p = this.pending.get(m.id);
+    if (!p) return;
+    if ('event' in m) {
+      if (m.event.type === 'checkpoint') p.lastCheckpoint = this.lastCheckpoint = m.event.path;
+      p.onEvent?.(m.event);
+      this.emit('event', m.id, m.event);
+      return;
+    }
+    this.pending.delete(m.id);
+    if (m.ok) p.resolve(m.result);
+    else p.reject(fromPlain(m.error));
+  }
+
+  private onExit(reason: string) {
+    if (this.exited) return;
+    this.exited = reason;
+    for (const [id, p] of this.pending) {
+      const lastCheckpoint = p.lastCheckpoint ?? this.lastCheckpoint;
+      p.onEvent?.({ type: 'host-exited', reason, lastCheckpoint });
+      p.reject(new HoneError('host-exited', `the engine host ${reason}`, { reason, lastCheckpoint }));
+      this.pending.delete(id);
+    }
+    this.emit('host-exited', { reason, lastCheckpoint: this.lastCheckpoint });
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * The engine host process: the only process that loads the addon. It answers typed requests
+ * from its parent (`{id, kind, payload}`) with streamed events and one reply each, one job at
+ * a time. Run as a Node child process (fork) or, in the app, an Electron utilityProcess.
+ */
+import type { HostMessage, RequestMessage } from '../common/engine-api.ts';
+import { HoneError, toPlain } from '../common/errors.ts';
+import { loadAddon, type HoneAddon } from './binding.ts';
+import { inspectJob, RunControl, trainJob } from './jobs.ts';
+
+type Port = { send(m: HostMessage): void; on(ev: 'message', f: (m: RequestMessage) => void): void };
+
+const port: Port = {
+  send: (m) => process.send!(m),
+  on: (_ev, f) => process.on('message', (m) => f(m as RequestMessage)),
+};
+
+let addon: HoneAddon | null = null;
+let busy: { id: number; control: RunControl } | null = null;
+
+async function handle(msg: RequestMessage) {
+  const reply = (m: HostMessage) => port.send(m);
+  if (msg.kind === 'stop' || msg.kind === 'cancel') {
+    busy?.control.request(msg.kind);
+    reply({ id: msg.id, ok: true, result: { stopping: busy !== null } });
+    return;
+  }
+  if (busy) {
+    reply({ id: msg.id, ok: false, error: toPlain(new HoneError('busy', `the engine host is running request ${busy.id}`)) });
+    return;
+  }
+  const control = new RunControl();
+  busy = { id: msg.id, control };
+  const emit = (event: Parameters<typeof inspectJob>[2] extends (e: infer E) => void ? E : never) => reply({ id: msg.id, event });
+  try {
+    addon ??= loadAddon();
+    let result: unknown;
+    if (msg.kind === 'inspect') result = await inspectJob(addon, msg.payload as never, emit);
+    else if (msg.kind === 'train') result = await trainJob(addon, msg.payload as never, emit, control);
+    else throw new HoneError('unknown-request', `unknown request '${String(msg.kind)}'`);
+    reply({ id: msg.id, ok: true, result });
+  } catch (e) {
+    reply({ id: msg.id, ok: false, error: toPlain(e) });
+  } finally {
+    busy = null;
+  }
+}
+
+if (!process.send) {
+  console.error('the engine host must be started by its parent (child_process.fork)');
+  process.exit(2);
+}
+port.on('message', (m) => void handle(m));
+// Ctrl-C in a terminal reaches the whole process group: the parent decides (stop, then cancel).
+process.on('SIGINT', () => {});
+// The parent going away ends the host.
+process.on('disconnect', () => process.exit(0));

@@ -1,0 +1,132 @@
+/**
+ * The engine host's two jobs: inspect (dataset report + token statistics + preview) and train
+ * (render, train with checkpoints, save the adapter and run.json). Events go out through `emit`.
+ */
+import { existsSync, mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { EngineEvent, InspectResult, Requests, TrainConfig, TrainResult } from '../common/engine-api.ts';
+import { HoneError } from '../common/errors.ts';
+import type { HoneAddon, NativeTrainer } from './binding.ts';
+import { createRenderer, renderDataset, scanOrFail } from './render-dataset.ts';
+
+export type Emit = (e: EngineEvent) => void;
+
+/** What a stop/cancel request acts on: the trainer once it exists, a flag before. */
+export class RunControl {
+  trainer: NativeTrainer | null = null;
+  stopRequested: 'stop' | 'cancel' | null = null;
+  request(kind: 'stop' | 'cancel') {
+    this.stopRequested = kind;
+    if (this.trainer) kind === 'stop' ? this.trainer.stop() : this.trainer.cancel();
+  }
+}
+
+function writeJsonAtomic(path: string, value: unknown) {
+  writeFileSync(`${path}.tmp`, JSON.stringify(value, null, 2) + '\n');
+  renameSync(`${path}.tmp`, path);
+}
+
+/** The newest checkpoint under `dir` (checkpoint folders are named by step), or null. */
+export function latestCheckpoint(dir: string): string | null {
+  if (!existsSync(dir)) return null;
+  const steps = readdirSync(dir).filter((n) => /^\d+$/.test(n) && existsSync(join(dir, n, 'state.json'))).map(Number);
+  return steps.length ? join(dir, String(Math.max(...steps))) : null;
+}
+
+export async function inspectJob(addon: HoneAddon, p: Requests['inspect']['payload'], emit: Emit): Promise<InspectResult> {
+  const cfg = p.config as TrainConfig;
+  emit({ type: 'phase', phase: 'scan', message: `reading ${p.data.join(', ')}` });
+  const ds = await scanOrFail({ data: p.data, evalData: cfg.evalData ?? [], evalSplit: cfg.evalSplit ?? 0, seed: cfg.seed ?? 0 }, true);
+  emit({ type: 'phase', phase: 'load', message: `loading ${p.model}` });
+  const model = await addon.Model.load({ path: p.model, backend: 'cpu', threads: cfg.threads ?? 0 });
+  try {
+    const renderer = createRenderer(model, cfg);
+    try {
+      emit({ type: 'phase', phase: 'render', message: 'rendering examples through the chat template' });
+      const r = await renderDataset(model, renderer, ds.report, ds.train, ds.eval, cfg.ctx, cfg.truncate);
+      return { report: ds.report, template: r.template, tokens: r.stats, preview: r.preview };
+    } finally {
+      renderer.dispose();
+    }
+  } finally {
+    model.dispose();
+  }
+}
+
+export async function trainJob(addon: HoneAddon, p: Requests['train']['payload'], emit: Emit, control: RunControl): Promise<TrainResult> {
+  const cfg = p.config;
+  if (!p.resume && existsSync(join(cfg.out, 'run.json'))) {
+    throw new HoneError('invalid_argument', `${cfg.out} already holds a finished run (run.json); choose another --out or remove it`);
+  }
+  emit({ type: 'phase', phase: 'scan', message: `reading ${cfg.data.join(', ')}` });
+  const ds = await scanOrFail(cfg, false);
+  emit({ type: 'phase', phase: 'load', message: `loading ${cfg.model}` });
+  const model = await addon.Model.load({ path: cfg.model, backend: cfg.backend, threads: cfg.threads });
+  const disposers: Array<() => void> = [() => model.dispose()];
+  try {
+    const renderer = createRenderer(model, cfg);
+    disposers.unshift(() => renderer.dispose());
+    emit({ type: 'phase', phase: 'render', message: 'rendering examples through the chat template' });
+    const data = await renderDataset(model, renderer, ds.report, ds.train, ds.eval, cfg.ctx, cfg.truncate);
+    emit({ type: 'tokens', stats: data.stats });
+    if (data.train.length === 0) throw new HoneError('no-examples', 'no training sequence is left after rendering and the length policy', { tokens: data.stats });
+
+    mkdirSync(cfg.out, { recursive: true });
+    writeJsonAtomic(join(cfg.out, 'config.json'), cfg); // the config this run actually uses
+    emit({ type: 'phase', phase: 'build', message: 'building the training graph' });
+    const adapter = addon.Adapter.create(model, { rank: cfg.rank, alpha: cfg.alpha || 2 * cfg.rank, targets: cfg.targets, seed: cfg.seed });
+    disposers.unshift(() => adapter.dispose());
+    const trainer = await addon.Trainer.create(model, adapter, {
+      nCtx: cfg.ctx, nBatch: cfg.batch, nUbatch: cfg.ubatch || cfg.batch, nSteps: cfg.steps, nEpochs: cfg.steps > 0 ? 0 : cfg.epochs,
+      lr: cfg.lr, lrSchedule: cfg.schedule, warmupSteps: cfg.warmup, lrMin: cfg.lrMin, weightDecay: cfg.weightDecay,
+      maxGradNorm: cfg.maxGradNorm, seed: cfg.seed, evalEvery: cfg.evalEvery, checkpointDir: join(cfg.out, 'checkpoints'),
+      checkpointEvery: cfg.checkpointEvery, keepCheckpoints: cfg.keepCheckpoints, runConfig: JSON.stringify(cfg),
+    });
+    disposers.unshift(() => trainer.dispose());
+    if (p.resume) await trainer.resume(p.resume);
+    control.trainer = trainer;
+    if (control.stopRequested) control.request(control.stopRequested);
+
+    emit({ type: 'phase', phase: 'train', message: `training ${data.train.length} sequence(s)` });
+    let last: { loss: number; step: number; tokens: number; elapsedS: number } | null = null;
+    let lastCheckpoint: string | null = null;
+    let evalLoss: number | null = null;
+    const res = await trainer.train({ train: data.train, eval: data.eval }, (e) => {
+      if (e.type === 'step') last = e;
+      if (e.type === 'checkpoint') lastCheckpoint = e.path;
+      if (e.type === 'eval') evalLoss = e.evalLoss;
+      if (e.type === 'step') {
+        const { clipScale: _c, ...rest } = e;
+        emit(rest);
+      } else emit(e);
+    });
+    control.trainer = null;
+    const l = last as { loss: number; step: number; tokens: number; elapsedS: number } | null;
+    if (res.stopped) {
+      return { adapter: null, runJson: null, stopped: true, step: res.step, lastCheckpoint, finalLoss: l?.loss ?? null };
+    }
+    emit({ type: 'phase', phase: 'save', message: `writing ${join(cfg.out, 'adapter.gguf')}` });
+    const adapterPath = join(cfg.out, 'adapter.gguf');
+    await adapter.save(adapterPath);
+    const runJson = join(cfg.out, 'run.json');
+    writeJsonAtomic(runJson, {
+      config: cfg,
+      resumedFrom: p.resume,
+      model: model.info(),
+      template: data.template,
+      data: { records: ds.report.records, split: ds.report.split, tokens: data.stats },
+      metrics: {
+        finalLoss: l?.loss ?? null,
+        evalLoss,
+        steps: res.step,
+        tokens: l?.tokens ?? 0,
+        elapsedS: l?.elapsedS ?? 0,
+        tokensPerS: l && l.elapsedS > 0 ? l.tokens / l.elapsedS : 0,
+      },
+    });
+    return { adapter: adapterPath, runJson, stopped: false, step: res.step, lastCheckpoint, finalLoss: l?.loss ?? null };
+  } finally {
+    control.trainer = null;
+    for (const d of disposers) d();
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * From rendered examples to training sequences: the length policy (chat examples longer than
+ * the context are dropped or truncated on the left or right; text examples are cut into
+ * windows), and the token statistics shown before training. Pure: no engine needed.
+ */
+import type { LengthPolicy, Preview, TokenStats } from '../common/engine-api.ts';
+import type { Sequence } from './binding.ts';
+
+export interface RenderedExample {
+  kind: 'chat' | 'text';
+  source: { file: string; line: number };
+  tokens: Int32Array;
+  mask: Uint8Array;
+}
+
+export interface Packed {
+  sequences: Sequence[];
+  stats: TokenStats;
+}
+
+function lossCount(mask: Uint8Array): number {
+  let n = 0;
+  for (let i = 1; i < mask.length; i++) n += mask[i]; // mask[0] is never a target
+  return n;
+}
+
+/** Windows of ctx + 1 tokens overlapping by one, so every token after the first is a target once. */
+function windows(ex: RenderedExample, ctx: number): Sequence[] {
+  const out: Sequence[] = [];
+  for (let s = 0; s + 1 < ex.tokens.length; s += ctx) {
+    const e = Math.min(ex.tokens.length, s + ctx + 1);
+    out.push({ tokens: ex.tokens.slice(s, e), mask: ex.mask.slice(s, e) });
+  }
+  return out;
+}
+
+export function histogram(lengths: number[]): TokenStats['histogram'] {
+  if (lengths.length === 0) return [];
+  const max = Math.max(...lengths);
+  const bins: TokenStats['histogram'] = [];
+  for (let from = 0, to = 16; from <= max; from = to, to *= 2) {
+    bins.push({ from, to, count: lengths.filter((l) => l >= from && l < to).length });
+  }
+  return bins;
+}
+
+export function packExamples(examples: RenderedExample[], ctx: number, policy: LengthPolicy, failed: TokenStats['failed'] = []): Packed {
+  const sequences: Sequence[] = [];
+  let overLength = 0, truncated = 0, dropped = 0, chunked = 0;
+  const limit = ctx + 1; // inputs tokens[0..ctx), targets tokens[1..ctx]
+  for (const ex of examples) {
+    if (ex.kind === 'text') {
+      if (ex.tokens.length > limit) chunked++;
+      for (const w of windows(ex, ctx)) if (lossCount(w.mask!) > 0) sequences.push(w);
+      continue;
+    }
+    if (ex.tokens.length <= limit) {
+      sequences.push({ tokens: ex.tokens, mask: ex.mask });
+      continue;
+    }
+    overLength++;
+    if (policy === 'drop') { dropped++; continue; }
+    const s = policy === 'left' ? ex.tokens.length - limit : 0;
+    const seq = { tokens: ex.tokens.slice(s, s + limit), mask: ex.mask.slice(s, s + limit) };
+    if (lossCount(seq.mask) === 0) { dropped++; continue; } // nothing left to learn from
+    truncated++;
+    sequences.push(seq);
+  }
+  const lengths = examples.map((e) => e.tokens.length).sort((a, b) => a - b);
+  const tokens = sequences.reduce((n, s) => n + s.tokens.length, 0);
+  const lossTokens = sequences.reduce((n, s) => n + lossCount(s.mask!), 0);
+  return {
+    sequences,
+    stats: {
+      examples: examples.length,
+      sequences: sequences.length,
+      tokens,
+      lossTokens,
+      ctx,
+      policy,
+      overLength,
+      truncated,
+      dropped,
+      chunked,
+      failed,
+      histogram: histogram(lengths),
+      lengths: {
+        min: lengths[0] ?? 0,
+        median: lengths.length ? lengths[Math.floor(lengths.length / 2)] : 0,
+        max: lengths.at(-1) ?? 0,
+        mean: lengths.length ? lengths.reduce((a, b) => a + b, 0) / lengths.length : 0,
+      },
+    },
+  };
+}
+
+/** The loss-carrying character ranges of a rendered text, from token byte spans and the mask. */
+export function previewOf(source: Preview['source'], text: string, spans: Int32Array, mask: Uint8Array): Preview {
+  const bytes = Buffer.from(text, 'utf8');
+  const charAt = (byte: number) => bytes.subarray(0, byte).toString('utf8').length;
+  const ranges: Array<[number, number]> = [];
+  for (let i = 0; i < mask.length; i++) {
+    if (!mask[i]) continue;
+    const b = spans[2 * i], e = spans[2 * i + 1];
+    const last = ranges.at(-1);
+    if (last && last[1] >= b) last[1] = Math.max(last[1], e);
+    else ranges.push([b, e]);
+  }
+  return {
+    source,
+    text,
+    lossSpans: ranges.filter(([b, e]) => e > b).map(([b, e]) => [charAt(b), charAt(e)]),
+    tokens: mask.length,
+    lossTokens: lossCount(mask),
+  };
+}
