@@ -120,15 +120,20 @@ ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone
 }
 
 ggml_tensor * build_loss(ggml_context * ctx, ggml_tensor * logits, LossInputs & li, int n_vocab, int n_rows) {
-    li.labels = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, n_vocab, n_rows);
+    li.targets = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, n_rows);
     li.loss_mask = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 1, n_rows);
     li.loss_scale = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 1);
-    ggml_set_name(li.labels, "labels");
+    li.zero = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 1);
+    ggml_set_name(li.targets, "targets");
     ggml_set_name(li.loss_mask, "loss_mask");
     ggml_set_name(li.loss_scale, "loss_scale");
-    for (ggml_tensor * t : { li.labels, li.loss_mask, li.loss_scale }) ggml_set_input(t);
+    ggml_set_name(li.zero, "zero");
+    for (ggml_tensor * t : { li.targets, li.loss_mask, li.loss_scale, li.zero }) ggml_set_input(t);
+    ggml_tensor * zeros = ggml_repeat_4d(ctx, li.zero, 1, (int64_t) n_vocab * n_rows, 1, 1);
+    ggml_tensor * labels = ggml_reshape_2d(ctx, ggml_set_rows(ctx, zeros, li.loss_mask, li.targets), n_vocab, n_rows);
+    ggml_set_name(labels, "labels");
     ggml_tensor * masked = ggml_mul(ctx, logits, li.loss_mask);
-    ggml_tensor * ce = ggml_cross_entropy_loss(ctx, masked, li.labels); // mean over all n_rows
+    ggml_tensor * ce = ggml_cross_entropy_loss(ctx, masked, labels); // mean over all n_rows
     ggml_tensor * loss = ggml_mul(ctx, ce, li.loss_scale);
     ggml_set_name(loss, "loss");
     return loss;

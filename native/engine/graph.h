@@ -24,14 +24,17 @@ ForwardInputs make_forward_inputs(ggml_context * ctx, int T, int B);
 ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone_adapter * ad, const ForwardInputs & in, int T, int B);
 
 struct LossInputs {
-    ggml_tensor * labels = nullptr;     // F32 [n_vocab, T*B], one-hot on loss positions, zero elsewhere
+    ggml_tensor * targets = nullptr;    // I32 [T*B], r*n_vocab + target token of row r (any row of a masked one)
     ggml_tensor * loss_mask = nullptr;  // F32 [1, T*B], 1 on loss positions
     ggml_tensor * loss_scale = nullptr; // F32 [1], rows / loss tokens of the whole optimizer step
+    ggml_tensor * zero = nullptr;       // F32 [1], holds 0: the seed of the on-device labels
 };
 
 // Sum of cross-entropy over loss positions divided by the step's loss-token count (through
 // loss_scale). Masked rows get no gradient: their logits are multiplied by zero and their
-// labels are zero, so they add nothing to the loss.
+// labels are zero, so they add nothing to the loss. The one-hot labels are built on the
+// device (a repeated zero with the loss mask scattered in at the targets), so a step uploads
+// T*B indices instead of n_vocab*T*B floats.
 ggml_tensor * build_loss(ggml_context * ctx, ggml_tensor * logits, LossInputs & li, int n_vocab, int n_rows);
 
 // Fills the causal mask for T tokens.

@@ -130,32 +130,31 @@ struct OpProfile {
     }
 };
 
-// Uploads one micro-batch; returns its loss-token count.
-static void upload_micro_batch(hone_trainer & tr, const std::vector<const PreparedSeq *> & seqs, float loss_scale,
-                               std::vector<float> & labels) {
+// Uploads one micro-batch and the scale that turns its mean-over-rows cross-entropy into
+// its share of the step's loss.
+static void upload_micro_batch(hone_trainer & tr, const std::vector<const PreparedSeq *> & seqs, float loss_scale) {
     const int T = tr.T, B = tr.B, V = tr.model->hp.n_vocab;
-    std::vector<int32_t> tokens(T * B), pos(T * B);
+    std::vector<int32_t> tokens(T * B), pos(T * B), targets(T * B);
     std::vector<float> mask(T * B, 0.0f), kq_mask((size_t) T * T);
-    labels.assign((size_t) V * T * B, 0.0f);
     for (int b = 0; b < B; b++) {
         const PreparedSeq & s = *seqs[b];
         for (int t = 0; t < T; t++) {
             const int r = b * T + t;
             tokens[r] = s.input[t];
             pos[r] = t;
-            if (s.mask[t]) {
-                mask[r] = 1.0f;
-                labels[(size_t) r * V + s.target[t]] = 1.0f;
-            }
+            mask[r] = s.mask[t] ? 1.0f : 0.0f;
+            targets[r] = r * V + (s.mask[t] ? s.target[t] : 0);
         }
     }
     fill_causal_mask(kq_mask.data(), T);
+    const float zero = 0.0f;
     ggml_backend_tensor_set(tr.in.tokens, tokens.data(), 0, tokens.size() * sizeof(int32_t));
     ggml_backend_tensor_set(tr.in.pos, pos.data(), 0, pos.size() * sizeof(int32_t));
     ggml_backend_tensor_set(tr.in.kq_mask, kq_mask.data(), 0, kq_mask.size() * sizeof(float));
-    ggml_backend_tensor_set(tr.li.labels, labels.data(), 0, labels.size() * sizeof(float));
+    ggml_backend_tensor_set(tr.li.targets, targets.data(), 0, targets.size() * sizeof(int32_t));
     ggml_backend_tensor_set(tr.li.loss_mask, mask.data(), 0, mask.size() * sizeof(float));
     ggml_backend_tensor_set(tr.li.loss_scale, &loss_scale, 0, sizeof(float));
+    ggml_backend_tensor_set(tr.li.zero, &zero, 0, sizeof(float));
 }
 
 static void optimizer_step(hone_trainer & tr, float lr) {
@@ -229,7 +228,6 @@ hone_status hone_trainer_train(hone_trainer * tr, const hone_sequence * seqs, in
         const int n_micro = p.n_batch / p.n_ubatch;
         const int64_t n_steps = p.n_steps > 0 ? p.n_steps : ((int64_t) p.n_epochs * n_seqs + p.n_batch - 1) / p.n_batch;
         DataOrder order(n_seqs, p.seed);
-        std::vector<float> labels;
         OpProfile prof;
         const bool profile = getenv("HONE_PROFILE") != nullptr;
         if (profile) ggml_backend_sched_set_eval_callback(tr->sched, OpProfile::cb, &prof);
@@ -247,7 +245,7 @@ hone_status hone_trainer_train(hone_trainer * tr, const hone_sequence * seqs, in
             double loss_sum = 0.0;
             for (int mb = 0; mb < n_micro; mb++) {
                 std::vector<const PreparedSeq *> seqs_mb(batch.begin() + mb * tr->B, batch.begin() + (mb + 1) * tr->B);
-                upload_micro_batch(*tr, seqs_mb, scale, labels);
+                upload_micro_batch(*tr, seqs_mb, scale);
                 if (ggml_backend_sched_graph_compute(tr->sched, tr->gb) != GGML_STATUS_SUCCESS) {
                     fail(HONE_E_INTERNAL, "training graph compute failed at step %lld", (long long) step + 1);
                 }

@@ -10,6 +10,11 @@ import { describe, test } from 'node:test';
 import { requireFixture } from '../helpers/fixtures.ts';
 import { bin, honeTrain, makeModel, run, sha256, stepLosses, tempDir } from '../helpers/native.ts';
 
+// On quantized bases MUL_MAT quantizes its activations (to Q8_0/Q8_K blocks), so a last-bit
+// difference between the two graphs can move an activation across a rounding boundary and
+// shift that element by up to one quantization step: agreement is close, not bit-exact.
+const QUANTIZED_MAX_REL = 2e-2;
+
 const TEXT =
   'Once upon a time, there was a little dog named Max. Max loved to run in the park with his red ball. ' +
   'One day, Max saw a big cat under a tree. The cat was sad because it could not find its home.';
@@ -59,7 +64,7 @@ describe('LoRA training on a resident GGUF base', () => {
     const q8 = join(dir, 'stories260K-q8_0.gguf');
     const q = run(bin('llama-quantize'), [src, q8, 'Q8_0']);
     assert.equal(q.code, 0, q.stderr);
-    trainAndVerify(q8, { steps: 30, lr: '1e-2', prompt: 'Max saw a big cat under a tree.', maxRel: 1e-5 });
+    trainAndVerify(q8, { steps: 30, lr: '1e-2', prompt: 'Max saw a big cat under a tree.', maxRel: QUANTIZED_MAX_REL });
   });
 
   // A random base's output head is too weak to fit text through the inner layers alone, so
@@ -67,7 +72,7 @@ describe('LoRA training on a resident GGUF base', () => {
   test('synthetic llama (n_embd 256) at Q4_K_M', () => {
     const dir = tempDir();
     const model = makeModel(dir, { arch: 'llama', embd: 256, layers: 2, heads: 4, kvHeads: 2, ff: 512, type: 'q4_k_m', vocab: 'llama-spm' });
-    trainAndVerify(model, { steps: 12, lr: '1e-2', ctx: 64, targets: 'all,output', prompt: 'The cat was sad because it could not find its home.', maxRel: 1e-4 });
+    trainAndVerify(model, { steps: 12, lr: '1e-2', ctx: 64, targets: 'all,output', prompt: 'The cat was sad because it could not find its home.', maxRel: QUANTIZED_MAX_REL });
   });
 
   test('JSONL with a text field trains the same way as plain text', (t) => {
