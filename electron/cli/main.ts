@@ -53,9 +53,9 @@ async function withHost<T>(fn: (host: EngineHost) => Promise<T>): Promise<T> {
 }
 
 async function inspect(argv: string[]): Promise<number> {
-  const { options, cli } = parseArgs(argv);
-  if (cli.help) { console.log(USAGE); return 0; }
   try {
+    const { options, cli } = parseArgs(argv);
+    if (cli.help) { console.log(USAGE); return 0; }
     const file = findConfigFile(cli.config);
     const cfg = resolveConfig(file ? readConfigFile(file) : {}, options);
     const miss = [!cfg.model && '--model', cfg.data.length === 0 && '--data'].filter(Boolean);
@@ -68,7 +68,7 @@ async function inspect(argv: string[]): Promise<number> {
     else printInspect(res, process.stdout);
     return res.report.problems.some((p) => p.severity === 'error') ? 1 : 0;
   } catch (e) {
-    return fail(cli.json, e);
+    return fail(argv.includes('--json'), e);
   }
 }
 
@@ -86,10 +86,10 @@ function resumeTarget(resume: string | true, out: string): { checkpoint: string;
 }
 
 async function train(argv: string[]): Promise<number> {
-  const { options, cli } = parseArgs(argv);
-  if (cli.help) { console.log(USAGE); return 0; }
-  const reporter = new Reporter(cli.json);
+  const reporter = new Reporter(argv.includes('--json'));
   try {
+    const { options, cli } = parseArgs(argv);
+    if (cli.help) { console.log(USAGE); return 0; }
     let base: Partial<TrainConfig> = {};
     const file = findConfigFile(cli.config);
     if (file) base = readConfigFile(file);
@@ -137,7 +137,7 @@ async function train(argv: string[]): Promise<number> {
     }
   } catch (e) {
     reporter.endLine();
-    return fail(cli.json, e);
+    return fail(argv.includes('--json'), e);
   }
 }
 
