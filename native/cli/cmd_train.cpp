@@ -1,25 +1,29 @@
 // `hone-train --model M --data D --out DIR ...`: train a LoRA and write DIR/adapter.gguf and
-// DIR/run.json. Everything is validated before DIR is touched, and outputs are written to
-// temporary files and renamed, so a failed run leaves nothing behind.
+// DIR/run.json (checkpoints in DIR/checkpoints/<step>/ with --checkpoint-every); or
+// `hone-train --resume DIR/checkpoints/<step>` to continue a run exactly where it stopped.
+// Everything is validated before DIR is touched, and outputs are written to temporary
+// files and renamed, so a failed run leaves nothing half-written behind.
 #include "args.h"
 #include "commands.h"
 #include "json.h"
-#include "text_data.h"
+#include "stop_signals.h"
+#include "train_config.h"
+#include "train_data.h"
 
 #include "hone.h"
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <memory>
-#include <sys/stat.h>
 #include <thread>
 #include <vector>
 #ifndef _WIN32
 #include <sys/resource.h>
-#else
-#include <direct.h>
 #endif
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -49,56 +53,62 @@ double peak_rss_mib() {
 #endif
 }
 
-struct StepState {
+struct Events {
     bool json;
     hone_step_event last{};
+    hone_eval_event last_eval{};
+    std::string last_checkpoint;
+    bool told_stop = false;
 };
 
+void emit(const JsonObject & o) {
+    printf("%s\n", o.dump().c_str());
+    fflush(stdout);
+}
+
 bool on_step(const hone_step_event * e, void * ud) {
-    auto * st = static_cast<StepState *>(ud);
-    st->last = *e;
-    if (st->json) {
-        printf("%s\n", JsonObject().str("type", "step").integer("step", e->step).integer("n_steps", e->n_steps)
-            .num("loss", e->loss).num("lr", e->lr).integer("tokens", e->tokens).integer("loss_tokens", e->loss_tokens)
-            .num("tokens_per_s", e->tokens_per_s).num("elapsed_s", e->elapsed_s).dump().c_str());
-        fflush(stdout);
+    auto * ev = static_cast<Events *>(ud);
+    ev->last = *e;
+    if (ev->json) {
+        emit(JsonObject().str("type", "step").integer("step", e->step).integer("n_steps", e->n_steps).num("loss", e->loss)
+            .num("lr", e->lr).num("grad_norm", e->grad_norm).num("clip_scale", e->clip_scale).integer("tokens", e->tokens)
+            .integer("loss_tokens", e->loss_tokens).num("tokens_per_s", e->tokens_per_s).num("elapsed_s", e->elapsed_s));
     } else {
-        fprintf(stderr, "step %5d/%d  loss %.4f  lr %.2e  %.0f tok/s\n", e->step, e->n_steps, e->loss, e->lr, e->tokens_per_s);
+        fprintf(stderr, "step %5d/%d  loss %.4f  lr %.2e  grad norm %.3g%s  %.0f tok/s\n", e->step, e->n_steps, e->loss, e->lr,
+                e->grad_norm, e->clip_scale < 1.0f ? " (clipped)" : "", e->tokens_per_s);
     }
-    return true;
+    return stop_request() == HONE_TRAIN_CONTINUE;
 }
 
-// Tokenizes each document (BOS first, EOS last) and cuts it into sequences of ctx+1 tokens
-// that overlap by one, so every token after the first is predicted exactly once.
-std::vector<std::vector<int32_t>> chunk_documents(hone_model * model, const std::vector<std::string> & docs, int ctx) {
-    std::vector<std::vector<int32_t>> out;
-    const int32_t eos = hone_model_token_eos(model);
-    for (const std::string & d : docs) {
-        std::vector<int32_t> toks(d.size() + 8);
-        int32_t n = hone_model_tokenize(model, d.data(), d.size(), true, toks.data(), (int32_t) toks.size());
-        if (n < 0) { toks.resize(-n); n = hone_model_tokenize(model, d.data(), d.size(), true, toks.data(), (int32_t) toks.size()); }
-        toks.resize(n);
-        if (eos >= 0) toks.push_back(eos);
-        for (size_t s = 0; s + 1 < toks.size(); s += ctx) {
-            const size_t e = std::min(toks.size(), s + ctx + 1);
-            out.emplace_back(toks.begin() + s, toks.begin() + e);
-        }
+void on_eval(const hone_eval_event * e, void * ud) {
+    auto * ev = static_cast<Events *>(ud);
+    ev->last_eval = *e;
+    if (ev->json) {
+        emit(JsonObject().str("type", "eval").integer("step", e->step).num("eval_loss", e->eval_loss)
+            .integer("loss_tokens", e->loss_tokens).integer("sequences", e->n_sequences));
+    } else {
+        fprintf(stderr, "eval  step %d  loss %.4f  (%d held-out sequences)\n", e->step, e->eval_loss, e->n_sequences);
     }
-    return out;
 }
 
-// Creates dir and its missing parents.
-bool make_dirs(const std::string & dir) {
-    for (size_t i = 1; i <= dir.size(); i++) {
-        if (i < dir.size() && dir[i] != '/' && dir[i] != '\\') continue;
-        const std::string part = dir.substr(0, i);
-#ifdef _WIN32
-        if (_mkdir(part.c_str()) != 0 && errno != EEXIST) return false;
-#else
-        if (mkdir(part.c_str(), 0755) != 0 && errno != EEXIST) return false;
-#endif
+void on_checkpoint(const hone_checkpoint_event * e, void * ud) {
+    auto * ev = static_cast<Events *>(ud);
+    ev->last_checkpoint = e->path;
+    if (ev->json) {
+        emit(JsonObject().str("type", "checkpoint").integer("step", e->step).integer("micro_batch", e->micro_batch).str("path", e->path));
+    } else {
+        fprintf(stderr, "checkpoint %s\n", e->path);
     }
-    return true;
+}
+
+int32_t poll(void * ud) {
+    auto * ev = static_cast<Events *>(ud);
+    const int32_t r = stop_request();
+    if (r != HONE_TRAIN_CONTINUE && !ev->told_stop && !ev->json) {
+        fprintf(stderr, "stopping after this step and writing a checkpoint (Ctrl-C again: stop after this micro-batch)\n");
+        ev->told_stop = true;
+    }
+    return r;
 }
 
 bool write_atomic(const std::string & path, const std::string & content) {
@@ -110,99 +120,142 @@ bool write_atomic(const std::string & path, const std::string & content) {
     return true;
 }
 
+int32_t schedule_from_name(const std::string & s) {
+    if (s == "constant") return HONE_LR_CONSTANT;
+    if (s == "linear") return HONE_LR_LINEAR;
+    if (s == "cosine") return HONE_LR_COSINE;
+    return -1;
+}
+
 } // namespace
 
 int cmd_train(int argc, char ** argv) {
-    Args a(argc, argv, 1,
-           { "model", "data", "out", "rank", "alpha", "targets", "lr", "steps", "epochs", "ctx", "batch", "ubatch",
-             "seed", "backend", "threads", "weight-decay" },
-           { "json" });
+    Args a(argc, argv, 1, train_option_names(), { "json" });
     const bool json = a.flag("json");
-    const std::string model_path = a.required("model"), data_path = a.required("data"), out_dir = a.required("out");
+    const std::string resume = a.has("resume") ? fs::absolute(a.str("resume")).lexically_normal().string() : "";
+    Config cfg;
+    try {
+        if (!resume.empty()) {
+            cfg = resolve_resumed_config(a, resume);
+            // By default a resumed run writes where its checkpoint came from: DIR/checkpoints/<step>.
+            if (!a.has("out")) cfg["out"] = fs::path(resume).parent_path().parent_path().string();
+        } else {
+            if (!a.has("model")) throw UsageError("missing required option '--model'");
+            if (!a.has("data")) throw UsageError("missing required option '--data'");
+            if (!a.has("out")) throw UsageError("missing required option '--out'");
+            cfg = resolve_config(a);
+        }
+    } catch (const UsageError &) {
+        throw;
+    } catch (const std::exception & e) {
+        return report_error(json, "invalid_argument", e.what());
+    }
+    const std::string model_path = cfg["model"], data_path = cfg["data"], out_dir = cfg["out"], eval_path = cfg["eval_data"];
     hone_error err{};
 
-    hone_adapter_params ap = hone_adapter_default_params();
-    ap.rank = (int32_t) a.integer("rank", ap.rank);
-    ap.alpha = (float) a.number("alpha", 2.0 * ap.rank);
-    ap.seed = (uint64_t) a.integer("seed", 42);
-    if (a.has("targets") && hone_parse_targets(a.str("targets").c_str(), &ap.targets, &err) != HONE_OK) {
+    uint32_t targets = 0;
+    if (hone_parse_targets(cfg["targets"].get<std::string>().c_str(), &targets, &err) != HONE_OK) {
         return report_error(json, status_code(err.code), err.message);
     }
-    hone_train_params tp = hone_train_default_params();
-    tp.n_ctx = (int32_t) a.integer("ctx", tp.n_ctx);
-    tp.n_batch = (int32_t) a.integer("batch", tp.n_batch);
-    tp.n_ubatch = (int32_t) a.integer("ubatch", std::min<int64_t>(tp.n_batch, a.integer("batch", tp.n_batch)));
-    tp.n_steps = (int32_t) a.integer("steps", 0);
-    tp.n_epochs = (int32_t) a.integer("epochs", tp.n_steps > 0 ? 0 : 1);
-    tp.lr = (float) a.number("lr", tp.lr);
-    tp.weight_decay = (float) a.number("weight-decay", tp.weight_decay);
-    tp.seed = ap.seed;
-    if (ap.rank < 1) return report_error(json, "invalid_argument", "LoRA rank must be at least 1 (got " + std::to_string(ap.rank) + ")");
-
-    TextDocs docs;
-    try {
-        docs = read_text_docs(data_path);
-    } catch (const std::exception & e) {
-        return report_error(json, "bad_dataset", e.what());
+    hone_adapter_params ap = adapter_params(cfg, targets);
+    hone_train_params tp = train_params(cfg);
+    tp.lr_schedule = schedule_from_name(cfg["schedule"]);
+    if (tp.lr_schedule < 0) {
+        return report_error(json, "invalid_argument", "unknown learning-rate schedule '" + cfg["schedule"].get<std::string>() + "' (constant, linear or cosine)");
     }
+    if (ap.rank < 1) return report_error(json, "invalid_argument", "LoRA rank must be at least 1 (got " + std::to_string(ap.rank) + ")");
+    const double eval_split = cfg["eval_split"];
+    if (eval_split < 0.0 || eval_split >= 1.0) return report_error(json, "invalid_argument", "--eval-split must be in [0, 1) (got " + std::to_string(eval_split) + ")");
+    if (eval_split > 0.0 && !eval_path.empty()) return report_error(json, "invalid_argument", "give --eval-data or --eval-split, not both");
 
     hone_model_params mp = hone_model_default_params();
     mp.path = model_path.c_str();
-    const std::string backend = a.str("backend", "auto");
+    const std::string backend = cfg["backend"];
     mp.backend = backend.c_str();
-    mp.n_threads = (int) a.integer("threads", 0);
+    mp.n_threads = cfg["threads"].get<int>();
     hone_model * model = nullptr;
     if (hone_model_load(&mp, &model, &err) != HONE_OK) return report_error(json, status_code(err.code), err.message);
     std::unique_ptr<hone_model, void (*)(hone_model *)> model_guard(model, hone_model_free);
+
+    TrainData data, eval;
+    try {
+        data = load_train_data(model, data_path, tp.n_ctx);
+        if (!eval_path.empty()) eval = load_train_data(model, eval_path, tp.n_ctx);
+        else if (eval_split > 0.0) eval = split_off_eval(data, eval_split, ap.seed);
+    } catch (const std::exception & e) {
+        return report_error(json, "bad_dataset", e.what());
+    }
+    const int64_t truncated = data.truncated + eval.truncated;
 
     hone_adapter * adapter = nullptr;
     if (hone_adapter_init(model, &ap, &adapter, &err) != HONE_OK) return report_error(json, status_code(err.code), err.message);
     std::unique_ptr<hone_adapter, void (*)(hone_adapter *)> adapter_guard(adapter, hone_adapter_free);
 
-    auto seqs_tok = chunk_documents(model, docs.docs, tp.n_ctx);
-    std::vector<hone_sequence> seqs;
-    for (auto & s : seqs_tok) seqs.push_back({ s.data(), nullptr, (int32_t) s.size() });
-    if (seqs.empty()) return report_error(json, "bad_dataset", data_path + ": the dataset is empty after tokenization");
+    Config run_config = cfg;
+    run_config["data_format"] = data.format;
+    if (!resume.empty()) run_config["resumed_from"] = resume;
+    const std::string checkpoint_root = (fs::path(out_dir) / "checkpoints").string();
+    const std::string run_config_str = run_config.dump();
+    tp.checkpoint_dir = checkpoint_root.c_str();
+    tp.run_config_json = run_config_str.c_str();
 
     hone_trainer * trainer = nullptr;
     if (hone_trainer_init(model, adapter, &tp, &trainer, &err) != HONE_OK) return report_error(json, status_code(err.code), err.message);
     std::unique_ptr<hone_trainer, void (*)(hone_trainer *)> trainer_guard(trainer, hone_trainer_free);
-
-    hone_model_info info;
-    hone_model_get_info(model, &info);
-    char targets[256];
-    hone_format_targets(ap.targets, targets, sizeof(targets));
-    if (json) {
-        printf("%s\n", JsonObject().str("type", "start").str("model", model_path).str("arch", info.arch).str("backend", info.backend)
-            .integer("sequences", (long long) seqs.size()).integer("adapter_params", hone_adapter_n_params(adapter))
-            .str("note", "flash attention is off for training: ggml has no backward for it").dump().c_str());
-        fflush(stdout);
-    } else {
-        fprintf(stderr, "model %s (%s, %d layers) on %s; %zu sequences of up to %d tokens; LoRA r=%d alpha=%g on %s (%lld params)\n"
-                        "note: flash attention is off for training (ggml has no backward for it)\n",
-                model_path.c_str(), info.arch, info.n_layer, info.backend, seqs.size(), tp.n_ctx, ap.rank, ap.alpha, targets,
-                (long long) hone_adapter_n_params(adapter));
-    }
-
-    StepState st{ json };
-    if (hone_trainer_train(trainer, seqs.data(), (int32_t) seqs.size(), on_step, &st, &err) != HONE_OK) {
+    if (!resume.empty() && hone_trainer_resume(trainer, resume.c_str(), &err) != HONE_OK) {
         return report_error(json, status_code(err.code), err.message);
     }
 
-    if (!make_dirs(out_dir)) return report_error(json, "io_error", out_dir + ": cannot create the output folder: " + strerror(errno));
+    hone_model_info info;
+    hone_model_get_info(model, &info);
+    char targets_s[256];
+    hone_format_targets(ap.targets, targets_s, sizeof(targets_s));
+    if (json) {
+        emit(JsonObject().str("type", "start").str("model", model_path).str("arch", info.arch).str("backend", info.backend)
+            .integer("sequences", (long long) data.tokens.size()).integer("eval_sequences", (long long) eval.tokens.size())
+            .integer("truncated", truncated).integer("adapter_params", hone_adapter_n_params(adapter))
+            .integer("start_step", hone_trainer_step(trainer)).str("resumed_from", resume)
+            .str("note", "flash attention is off for training: ggml has no backward for it"));
+    } else {
+        fprintf(stderr, "model %s (%s, %d layers) on %s; %zu sequences of up to %d tokens (%zu held out); LoRA r=%d alpha=%g on %s (%lld params)\n"
+                        "note: flash attention is off for training (ggml has no backward for it)\n",
+                model_path.c_str(), info.arch, info.n_layer, info.backend, data.tokens.size(), tp.n_ctx, eval.tokens.size(), ap.rank,
+                ap.alpha, targets_s, (long long) hone_adapter_n_params(adapter));
+        if (truncated) fprintf(stderr, "note: %lld sequence(s) are longer than --ctx %d + 1 tokens and are truncated on the right\n", (long long) truncated, tp.n_ctx);
+        if (!resume.empty()) fprintf(stderr, "resuming %s at step %d\n", resume.c_str(), hone_trainer_step(trainer));
+    }
+
+    Events ev{ json };
+    install_stop_signals();
+    const std::vector<hone_sequence> train_seqs = data.view(), eval_seqs = eval.view();
+    const hone_train_callbacks cbs = { on_step, on_eval, on_checkpoint, poll, &ev };
+    const hone_status st = hone_trainer_train(trainer, train_seqs.data(), (int32_t) train_seqs.size(), eval_seqs.data(),
+                                              (int32_t) eval_seqs.size(), &cbs, &err);
+    if (st != HONE_OK && st != HONE_E_CANCELLED) return report_error(json, status_code(err.code), err.message);
+    const bool stopped = st == HONE_E_CANCELLED;
+
+    std::error_code ec;
+    fs::create_directories(out_dir, ec);
+    if (ec) return report_error(json, "io_error", out_dir + ": cannot create the output folder: " + ec.message());
     const std::string adapter_path = out_dir + "/adapter.gguf";
     if (hone_adapter_save(adapter, adapter_path.c_str(), &err) != HONE_OK) return report_error(json, status_code(err.code), err.message);
 
+    Config run_json_config = run_config;
+    run_json_config["steps"] = ev.last.n_steps ? ev.last.n_steps : cfg["steps"].get<int>();
+    run_json_config["backend"] = info.backend;
+    run_json_config["threads"] = mp.n_threads > 0 ? mp.n_threads : (int) std::thread::hardware_concurrency();
+    run_json_config["beta1"] = tp.beta1;
+    run_json_config["beta2"] = tp.beta2;
+    run_json_config["eps"] = tp.eps;
+    run_json_config["flash_attn"] = false;
     const std::string run = JsonObject()
-        .raw("config", JsonObject().str("model", model_path).str("data", data_path).str("data_format", docs.format)
-             .str("backend", info.backend).integer("threads", mp.n_threads > 0 ? mp.n_threads : (long long) std::thread::hardware_concurrency())
-             .integer("rank", ap.rank).num("alpha", ap.alpha).str("targets", targets)
-             .num("lr", tp.lr).num("weight_decay", tp.weight_decay).num("beta1", tp.beta1).num("beta2", tp.beta2).num("eps", tp.eps)
-             .integer("steps", st.last.n_steps).integer("epochs", tp.n_epochs).integer("ctx", tp.n_ctx).integer("batch", tp.n_batch)
-             .integer("ubatch", tp.n_ubatch).integer("seed", (long long) tp.seed).boolean("flash_attn", false).dump())
-        .raw("metrics", JsonObject().num("final_loss", st.last.loss).integer("steps", st.last.step).integer("tokens", st.last.tokens)
-             .num("elapsed_s", st.last.elapsed_s).num("tokens_per_s", st.last.elapsed_s > 0 ? st.last.tokens / st.last.elapsed_s : 0)
+        .str("status", stopped ? "stopped" : "completed")
+        .raw("config", run_json_config.dump())
+        .raw("metrics", JsonObject().num("final_loss", ev.last.loss).integer("steps", hone_trainer_step(trainer)).integer("tokens", ev.last.tokens)
+             .num("final_eval_loss", ev.last_eval.n_sequences ? ev.last_eval.eval_loss : -1.0)
+             .num("elapsed_s", ev.last.elapsed_s).num("tokens_per_s", ev.last.elapsed_s > 0 ? ev.last.tokens / ev.last.elapsed_s : 0)
              .num("peak_rss_mib", peak_rss_mib()).dump())
+        .str("last_checkpoint", ev.last_checkpoint)
         .dump();
     if (!write_atomic(out_dir + "/run.json", run + "\n")) return report_error(json, "io_error", out_dir + "/run.json: cannot write");
     char * ops = nullptr;
@@ -211,8 +264,10 @@ int cmd_train(int argc, char ** argv) {
     hone_string_free(ops);
     if (!ops_ok) return report_error(json, "io_error", out_dir + "/ops.json: cannot write");
     if (json) {
-        printf("%s\n", JsonObject().str("type", "done").str("adapter", adapter_path).num("final_loss", st.last.loss).dump().c_str());
+        if (stopped) emit(JsonObject().str("type", "stopped").integer("step", hone_trainer_step(trainer)).str("checkpoint", ev.last_checkpoint).str("message", err.message));
+        emit(JsonObject().str("type", "done").str("adapter", adapter_path).num("final_loss", ev.last.loss).boolean("stopped", stopped));
     } else {
+        if (stopped) fprintf(stderr, "%s; checkpoint %s\n", err.message, ev.last_checkpoint.empty() ? "(none: no checkpoint folder)" : ev.last_checkpoint.c_str());
         fprintf(stderr, "wrote %s and %s/run.json\n", adapter_path.c_str(), out_dir.c_str());
     }
     return 0;

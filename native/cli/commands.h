@@ -1,9 +1,12 @@
 #pragma once
 
+#include <string>
+
 int cmd_train(int argc, char ** argv);
 int cmd_make_model(int argc, char ** argv);
 int cmd_check_forward(int argc, char ** argv);
 int cmd_render(int argc, char ** argv);
+int cmd_score(int argc, char ** argv);
 
 // Prints an error as text, or as a JSON event when `json`; returns the exit code to use.
 int report_error(bool json, const char * code, const std::string & message);

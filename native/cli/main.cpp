@@ -11,13 +11,18 @@ static const char * USAGE =
     "usage:\n"
     "  hone-train --model M.gguf --data D --out DIR [--rank 8 --alpha 16 --targets attn_q,... --lr 1e-4\n"
     "             --steps N | --epochs N --ctx 256 --batch 1 --ubatch 1 --seed 42 --backend auto|cpu|cuda|metal\n"
-    "             --threads N --weight-decay 0 --json]\n"
+    "             --threads N --weight-decay 0 --schedule constant|linear|cosine --warmup 0 --lr-min 0\n"
+    "             --max-grad-norm 1 (0: off) --eval-data FILE | --eval-split 0.1 --eval-every K\n"
+    "             --checkpoint-every K --keep-checkpoints 3 --json]\n"
+    "  hone-train --resume DIR/checkpoints/STEP [--out DIR --threads N --json ...]\n"
+    "             (Ctrl-C: finish the step, checkpoint, exit 0; twice: stop after the micro-batch)\n"
     "  hone-train make-model --arch llama|qwen2|qwen3 --embd N --layers N --heads N --kv-heads N --ff N\n"
     "             [--head-dim N] --vocab-from VOCAB.gguf [--type f32|f16|q8_0|q4_k_m] [--tied]\n"
     "             [--chat-template-file T.jinja] --out M.gguf\n"
     "  hone-train check-forward --model M.gguf [--adapter A.gguf] --text \"...\" [--json]\n"
     "  hone-train render --model M.gguf --data EXAMPLES.jsonl [--chat-template-file T.jinja] [--loss assistant|all]\n"
-    "             [--ignore-weights]   (one JSON line per example: text, tokens, loss mask, token byte spans)\n";
+    "             [--ignore-weights]   (one JSON line per example: text, tokens, loss mask, token byte spans)\n"
+    "  hone-train score --model M.gguf [--adapter A.gguf] --data D [--ctx 256] [--json]\n";
 
 int report_error(bool json, const char * code, const std::string & message) {
     if (json) {
@@ -37,6 +42,7 @@ int main(int argc, char ** argv) {
         if (argc >= 2 && !strcmp(argv[1], "make-model")) return cmd_make_model(argc, argv);
         if (argc >= 2 && !strcmp(argv[1], "check-forward")) return cmd_check_forward(argc, argv);
         if (argc >= 2 && !strcmp(argv[1], "render")) return cmd_render(argc, argv);
+        if (argc >= 2 && !strcmp(argv[1], "score")) return cmd_score(argc, argv);
         if (argc >= 2 && !strcmp(argv[1], "train")) return cmd_train(argc - 1, argv + 1);
         return cmd_train(argc, argv);
     } catch (const UsageError & e) {

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <numeric>
-#include <random>
 
 namespace hone {
 
@@ -22,11 +21,37 @@ PreparedSeq prepare_sequence(const hone_sequence & s, int T, int32_t pad_token) 
     return p;
 }
 
+uint64_t fingerprint(const std::vector<PreparedSeq> & seqs) {
+    uint64_t h = 1469598103934665603ULL;
+    auto mix = [&](const void * data, size_t n) {
+        const uint8_t * b = static_cast<const uint8_t *>(data);
+        for (size_t i = 0; i < n; i++) { h ^= b[i]; h *= 1099511628211ULL; }
+    };
+    for (const PreparedSeq & s : seqs) {
+        mix(s.input.data(), s.input.size() * sizeof(int32_t));
+        for (size_t i = 0; i < s.mask.size(); i++) {
+            const int32_t t = s.mask[i] ? s.target[i] : -1;
+            mix(&t, sizeof(t));
+        }
+    }
+    return h;
+}
+
+uint64_t splitmix64(uint64_t & state) {
+    uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
 void DataOrder::fill_epoch(int64_t e) {
     perm_.resize(n_);
     std::iota(perm_.begin(), perm_.end(), 0);
-    std::mt19937_64 rng(seed_ * 1000003ULL + (uint64_t) e);
-    std::shuffle(perm_.begin(), perm_.end(), rng);
+    uint64_t state = seed_ ^ (0xD1B54A32D192ED03ULL * (uint64_t) (e + 1));
+    for (int32_t i = n_ - 1; i > 0; i--) {
+        const int32_t j = (int32_t) (splitmix64(state) % (uint64_t) (i + 1)); // modulo bias < 2^-32: irrelevant here
+        std::swap(perm_[i], perm_[j]);
+    }
     epoch_ = e;
 }
 

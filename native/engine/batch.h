@@ -20,7 +20,13 @@ struct PreparedSeq {
 
 PreparedSeq prepare_sequence(const hone_sequence & s, int T, int32_t pad_token);
 
+// A 64-bit FNV-1a hash of the prepared sequences (inputs, targets, masks, in order): a
+// resumed run checks that it is given the data its checkpoint was trained on.
+uint64_t fingerprint(const std::vector<PreparedSeq> & seqs);
+
 // The data order: an endless stream of sequence indices, each epoch a fresh seeded shuffle.
+// Our own Fisher-Yates over SplitMix64 (not std::shuffle, whose algorithm differs between
+// standard libraries), so a checkpoint's (seed, cursor) means the same order everywhere.
 class DataOrder {
   public:
     DataOrder(int32_t n, uint64_t seed) : n_(n), seed_(seed) {}
@@ -32,5 +38,8 @@ class DataOrder {
     int64_t epoch_ = -1;
     std::vector<int32_t> perm_;
 };
+
+// SplitMix64: a small, fully specified generator.
+uint64_t splitmix64(uint64_t & state);
 
 } // namespace hone

@@ -110,6 +110,21 @@ typedef struct {
 } hone_sequence;
 
 // ---- training ---------------------------------------------------------------------------
+//
+// Loss: the loss of an optimizer step is the sum of per-token cross-entropy (natural log)
+// over the loss-carrying tokens of all its micro-batches, divided by the number of those
+// tokens. Padding carries no loss and is never attended to (sequences are right-padded and
+// attention is causal). Sequences longer than n_ctx + 1 tokens keep their first n_ctx + 1
+// (inputs tokens[0..n_ctx), targets tokens[1..n_ctx]); the rest is dropped.
+// Gradients of the micro-batches of a step are summed in F32 accumulators and zeroed after
+// every optimizer step, so accumulation gives the update of one batch holding them all.
+// docs/training.md has the full definitions.
+
+typedef enum {
+    HONE_LR_CONSTANT = 0, // lr after warm-up
+    HONE_LR_LINEAR = 1,   // linear decay to lr_min
+    HONE_LR_COSINE = 2,   // half-cosine decay to lr_min
+} hone_lr_schedule;
 
 typedef struct {
     int32_t n_ctx;          // tokens per sequence (longer sequences are truncated on the right)
@@ -117,10 +132,20 @@ typedef struct {
     int32_t n_ubatch;       // sequences per micro-batch (n_batch must be a multiple)
     int32_t n_steps;        // optimizer steps; 0: use n_epochs
     int32_t n_epochs;       // passes over the data when n_steps == 0
-    float   lr;             // AdamW learning rate
-    float   weight_decay;   // AdamW decoupled weight decay
+    float   lr;             // peak AdamW learning rate
+    int32_t lr_schedule;    // hone_lr_schedule, applied after warm-up
+    int32_t warmup_steps;   // steps 1..W run at lr * step / W (0: no warm-up); W < steps
+    float   lr_min;         // floor of linear/cosine decay, 0 <= lr_min <= lr
+    float   weight_decay;   // AdamW decoupled weight decay (scaled by the step's lr, as PyTorch's AdamW)
     float   beta1, beta2, eps;
+    float   max_grad_norm;  // clip the step's global gradient L2 norm to this; 0: no clipping
     uint64_t seed;          // data order
+    int32_t eval_every;     // evaluate the held-out sequences every K steps and after the last; 0: after the last only
+    const char * checkpoint_dir;  // NULL: no checkpoints; else <checkpoint_dir>/<step>/ (created as needed)
+    int32_t checkpoint_every;     // steps between checkpoints; 0: only when stopped (cancel or pause)
+    int32_t keep_checkpoints;     // newest checkpoints kept; 0: keep all
+    const char * run_config_json; // caller's configuration (a JSON object), stored verbatim in every
+                                  // checkpoint's state.json as "config"; NULL: {}
 } hone_train_params;
 
 hone_train_params hone_train_default_params(void);
@@ -130,19 +155,60 @@ typedef struct {
     int32_t n_steps;       // total steps planned
     float   loss;          // mean cross-entropy over the step's loss tokens
     float   lr;            // learning rate used for this step
+    float   grad_norm;     // global L2 norm of the step's gradient before clipping
+    float   clip_scale;    // factor applied to the gradient (1: not clipped)
     int64_t tokens;        // tokens processed so far (all positions, incl. non-loss)
     int64_t loss_tokens;   // loss-carrying tokens in this step
     double  tokens_per_s;  // throughput of this step
-    double  elapsed_s;     // since training started
+    double  elapsed_s;     // training time so far (including runs this one resumed)
 } hone_step_event;
 
-// Return false to cancel: the engine stops after the current step.
+typedef struct {
+    int32_t step;          // optimizer steps done when evaluated
+    float   eval_loss;     // mean cross-entropy over all loss tokens of the held-out sequences
+    int64_t loss_tokens;   // loss-carrying tokens evaluated
+    int32_t n_sequences;   // held-out sequences evaluated
+} hone_eval_event;
+
+typedef struct {
+    const char * path;     // the checkpoint folder, complete when this event is sent
+    int32_t step;          // optimizer steps done
+    int32_t micro_batch;   // micro-batches of step + 1 already accumulated (0: at a step boundary)
+} hone_checkpoint_event;
+
+// What the trainer should do next; polled after every micro-batch.
+typedef enum {
+    HONE_TRAIN_CONTINUE = 0,
+    HONE_TRAIN_STOP = 1,  // finish the current optimizer step, write a checkpoint, return HONE_E_CANCELLED
+    HONE_TRAIN_PAUSE = 2, // write a checkpoint after the current micro-batch (even mid-step), return HONE_E_CANCELLED
+} hone_train_control;
+
+// Return false to stop: the engine writes a checkpoint (if checkpoint_dir is set) and returns HONE_E_CANCELLED.
 typedef bool (*hone_progress_cb)(const hone_step_event * event, void * user_data);
+
+typedef struct {
+    hone_progress_cb on_step;                                                 // after every optimizer step
+    void (*on_eval)(const hone_eval_event * event, void * user_data);         // after every evaluation
+    void (*on_checkpoint)(const hone_checkpoint_event * event, void * user_data); // after every checkpoint
+    int32_t (*poll)(void * user_data);                                        // a hone_train_control
+    void * user_data;
+} hone_train_callbacks;
 
 hone_status hone_trainer_init(hone_model * model, hone_adapter * adapter, const hone_train_params * params,
                               hone_trainer ** out, hone_error * err);
-hone_status hone_trainer_train(hone_trainer * trainer, const hone_sequence * seqs, int32_t n_seqs,
-                               hone_progress_cb cb, void * user_data, hone_error * err);
+// Loads a checkpoint written by a trainer with the same params (checkpoint/eval settings and
+// run_config_json may differ) into this trainer: adapter, AdamW moments and step count,
+// partial gradients of a mid-step checkpoint, schedule and data position. Every mismatch is
+// reported in one error. The next hone_trainer_train continues the run where it stopped and
+// checks that it is given the same data.
+hone_status hone_trainer_resume(hone_trainer * trainer, const char * checkpoint_dir, hone_error * err);
+// Trains on `train` (evaluating on `eval`, which may be empty) until n_steps; HONE_E_CANCELLED
+// when stopped through the callbacks (after writing a checkpoint).
+hone_status hone_trainer_train(hone_trainer * trainer, const hone_sequence * train, int32_t n_train,
+                               const hone_sequence * eval, int32_t n_eval, const hone_train_callbacks * callbacks,
+                               hone_error * err);
+// Optimizer steps done (after a resume: the checkpoint's).
+int32_t     hone_trainer_step(const hone_trainer * trainer);
 void        hone_trainer_free(hone_trainer * trainer);
 
 // ---- op report --------------------------------------------------------------------------

@@ -1,9 +1,13 @@
 #include "trainer.h"
 
+#include "checkpoint.h"
 #include "error.h"
 #include "lora.h"
 #include "model.h"
+#include "optimizer.h"
+#include "schedule.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -14,6 +18,7 @@
 using namespace hone;
 
 hone_trainer::~hone_trainer() {
+    if (norm_alloc) ggml_gallocr_free(norm_alloc);
     if (opt_alloc) ggml_gallocr_free(opt_alloc);
     if (sched) ggml_backend_sched_free(sched);
     if (buf_accs) ggml_backend_buffer_free(buf_accs);
@@ -29,7 +34,7 @@ static void build(hone_trainer & tr) {
     hone_model & m = *tr.model;
     hone_adapter & ad = *tr.adapter;
     const size_t gsize = training_graph_size(m);
-    ggml_init_params ip = { ggml_tensor_overhead() * gsize * 2 + ggml_graph_overhead_custom(gsize, true), nullptr, true };
+    ggml_init_params ip = { ggml_tensor_overhead() * gsize * 2 + 2 * ggml_graph_overhead_custom(gsize, true), nullptr, true };
     tr.ctx_compute = ggml_init(ip);
     ggml_context * ctx = tr.ctx_compute;
 
@@ -40,40 +45,34 @@ static void build(hone_trainer & tr) {
     ggml_set_output(tr.loss);
     ggml_set_loss(tr.loss);
 
-    ggml_cgraph * gf = ggml_new_graph_custom(ctx, gsize, true);
-    ggml_build_forward_expand(gf, tr.loss);
+    tr.gf = ggml_new_graph_custom(ctx, gsize, true);
+    ggml_build_forward_expand(tr.gf, tr.loss);
 
     // One F32 accumulator per parameter (added to in place by the backward pass) and a
-    // constant 1 as the loss's seed gradient.
+    // constant 1 as the loss's seed gradient (in ctx_state: accumulators are zeroed every step).
     const size_t n_pairs = ad.pairs.size();
     tr.ctx_accs = ggml_init({ ggml_tensor_overhead() * (n_pairs * 2 + 1), nullptr, true });
-    tr.ctx_state = ggml_init({ ggml_tensor_overhead() * (n_pairs * 4 + 4), nullptr, true });
-    std::vector<ggml_tensor *> accs(ggml_graph_n_nodes(gf), nullptr);
+    tr.ctx_state = ggml_init({ ggml_tensor_overhead() * (n_pairs * 4 + 8), nullptr, true });
+    std::vector<ggml_tensor *> accs(ggml_graph_n_nodes(tr.gf), nullptr);
     ggml_tensor * loss_seed = nullptr;
-    for (int i = 0; i < ggml_graph_n_nodes(gf); i++) {
-        ggml_tensor * node = ggml_graph_node(gf, i);
+    for (int i = 0; i < ggml_graph_n_nodes(tr.gf); i++) {
+        ggml_tensor * node = ggml_graph_node(tr.gf, i);
         if (node->flags & GGML_TENSOR_FLAG_PARAM) {
             accs[i] = ggml_new_tensor(tr.ctx_accs, GGML_TYPE_F32, GGML_MAX_DIMS, node->ne);
-            ggml_format_name(accs[i], "grad_acc %s", node->name);
+            ggml_format_name(accs[i], "grad_acc.%s", node->name);
+            ParamState ps;
+            ps.param = node;
+            ps.acc = accs[i];
+            tr.params.push_back(ps);
         } else if (node->flags & GGML_TENSOR_FLAG_LOSS) {
             loss_seed = accs[i] = ggml_new_tensor_1d(tr.ctx_state, GGML_TYPE_F32, 1);
             ggml_set_name(loss_seed, "loss_seed_grad");
         }
     }
-    tr.gb = ggml_graph_dup(ctx, gf, true);
+    tr.gb = ggml_graph_dup(ctx, tr.gf, true);
     ggml_build_backward_expand(ctx, tr.gb, accs.data());
+    build_optimizer(tr);
 
-    tr.adamw_params = ggml_new_tensor_1d(tr.ctx_state, GGML_TYPE_F32, 7);
-    ggml_set_name(tr.adamw_params, "adamw_params");
-    std::vector<std::pair<ggml_tensor *, ggml_tensor *>> moments;
-    for (int i = 0; i < ggml_graph_n_nodes(gf); i++) {
-        if (!(ggml_graph_node(gf, i)->flags & GGML_TENSOR_FLAG_PARAM)) continue;
-        ggml_tensor * mt = ggml_new_tensor(tr.ctx_state, GGML_TYPE_F32, GGML_MAX_DIMS, ggml_graph_node(gf, i)->ne);
-        ggml_tensor * vt = ggml_new_tensor(tr.ctx_state, GGML_TYPE_F32, GGML_MAX_DIMS, ggml_graph_node(gf, i)->ne);
-        ggml_format_name(mt, "adamw_m %s", ggml_graph_node(gf, i)->name);
-        ggml_format_name(vt, "adamw_v %s", ggml_graph_node(gf, i)->name);
-        moments.emplace_back(mt, vt);
-    }
     ggml_backend_t primary = m.backends.primary;
     tr.buf_accs = ggml_backend_alloc_ctx_tensors(tr.ctx_accs, primary);
     tr.buf_state = ggml_backend_alloc_ctx_tensors(tr.ctx_state, primary);
@@ -82,21 +81,7 @@ static void build(hone_trainer & tr) {
     ggml_backend_buffer_clear(tr.buf_state, 0);
     const float one = 1.0f;
     ggml_backend_tensor_set(loss_seed, &one, 0, sizeof(one));
-
-    // The optimizer graph reads only static tensors: parameters, accumulators, moments.
-    tr.ctx_opt = ggml_init({ ggml_tensor_overhead() * (n_pairs * 2 + 8) + ggml_graph_overhead(), nullptr, true });
-    tr.g_opt = ggml_new_graph(tr.ctx_opt);
-    size_t k = 0;
-    for (int i = 0; i < ggml_graph_n_nodes(gf); i++) {
-        ggml_tensor * node = ggml_graph_node(gf, i);
-        if (!(node->flags & GGML_TENSOR_FLAG_PARAM)) continue;
-        ggml_tensor * step = ggml_opt_step_adamw(tr.ctx_opt, node, accs[i], moments[k].first, moments[k].second, tr.adamw_params);
-        ggml_format_name(step, "adamw step %s", node->name);
-        ggml_build_forward_expand(tr.g_opt, step);
-        k++;
-    }
-    tr.opt_alloc = ggml_gallocr_new(ggml_backend_get_default_buffer_type(primary));
-    if (!ggml_gallocr_alloc_graph(tr.opt_alloc, tr.g_opt)) fail(HONE_E_MEMORY, "cannot allocate the optimizer graph");
+    alloc_optimizer(tr);
 
     std::vector<ggml_backend_t> list = m.backends.list();
     tr.sched = ggml_backend_sched_new(list.data(), nullptr, (int) list.size(), gsize, false, true);
@@ -104,6 +89,15 @@ static void build(hone_trainer & tr) {
         fail(HONE_E_MEMORY, "not enough memory for the training graph at context %d x %d sequence(s): lower --ctx or --ubatch, or the rank",
              tr.T, tr.B);
     }
+    tr.sched_graph = tr.gb;
+}
+
+// The scheduler holds one graph's allocation at a time: training and evaluation switch it.
+static void use_graph(hone_trainer & tr, ggml_cgraph * g) {
+    if (tr.sched_graph == g) return;
+    ggml_backend_sched_reset(tr.sched);
+    if (!ggml_backend_sched_alloc_graph(tr.sched, g)) fail(HONE_E_MEMORY, "cannot allocate the %s graph", g == tr.gb ? "training" : "evaluation");
+    tr.sched_graph = g;
 }
 
 // Per-op wall time: the scheduler computes one node at a time and we time each (this
@@ -130,20 +124,22 @@ struct OpProfile {
     }
 };
 
-// Uploads one micro-batch and the scale that turns its mean-over-rows cross-entropy into
-// its share of the step's loss.
+// Uploads one micro-batch (a null entry is an empty sequence: padding, no loss) and the
+// scale that turns its mean-over-rows cross-entropy into its share of the step's loss.
 static void upload_micro_batch(hone_trainer & tr, const std::vector<const PreparedSeq *> & seqs, float loss_scale) {
     const int T = tr.T, B = tr.B, V = tr.model->hp.n_vocab;
     std::vector<int32_t> tokens(T * B), pos(T * B), targets(T * B);
     std::vector<float> mask(T * B, 0.0f), kq_mask((size_t) T * T);
+    const int32_t pad = std::max(0, hone_model_token_eos(tr.model));
     for (int b = 0; b < B; b++) {
-        const PreparedSeq & s = *seqs[b];
+        const PreparedSeq * s = seqs[b];
         for (int t = 0; t < T; t++) {
             const int r = b * T + t;
-            tokens[r] = s.input[t];
+            const bool loss = s && s->mask[t];
+            tokens[r] = s ? s->input[t] : pad;
             pos[r] = t;
-            mask[r] = s.mask[t] ? 1.0f : 0.0f;
-            targets[r] = r * V + (s.mask[t] ? s.target[t] : 0);
+            mask[r] = loss ? 1.0f : 0.0f;
+            targets[r] = r * V + (loss ? s->target[t] : 0);
         }
     }
     fill_causal_mask(kq_mask.data(), T);
@@ -157,16 +153,57 @@ static void upload_micro_batch(hone_trainer & tr, const std::vector<const Prepar
     ggml_backend_tensor_set(tr.li.zero, &zero, 0, sizeof(float));
 }
 
-static void optimizer_step(hone_trainer & tr, float lr) {
-    tr.iter++;
-    const float beta1h = 1.0f / (1.0f - std::pow(tr.p.beta1, (float) tr.iter));
-    const float beta2h = 1.0f / (1.0f - std::pow(tr.p.beta2, (float) tr.iter));
-    const float par[7] = { lr, tr.p.beta1, tr.p.beta2, tr.p.eps, tr.p.weight_decay, beta1h, beta2h };
-    ggml_backend_tensor_set(tr.adamw_params, par, 0, sizeof(par));
-    if (ggml_backend_graph_compute(tr.model->backends.primary, tr.g_opt) != GGML_STATUS_SUCCESS) {
-        fail(HONE_E_INTERNAL, "optimizer step failed on %s", ggml_backend_name(tr.model->backends.primary));
+static float compute_loss(hone_trainer & tr, ggml_cgraph * g, const char * what, int64_t step) {
+    if (ggml_backend_sched_graph_compute(tr.sched, g) != GGML_STATUS_SUCCESS) {
+        fail(HONE_E_INTERNAL, "%s graph compute failed at step %lld", what, (long long) step);
     }
-    ggml_backend_buffer_clear(tr.buf_accs, 0);
+    float l = 0.0f;
+    ggml_backend_tensor_get(tr.loss, &l, 0, sizeof(l));
+    return l;
+}
+
+// The loss over all held-out sequences, with the same definition as the training loss
+// (their loss tokens' summed cross-entropy over their count), forward pass only.
+static hone_eval_event evaluate(hone_trainer & tr, const std::vector<PreparedSeq> & eval) {
+    int64_t n_loss = 0;
+    for (auto & s : eval) n_loss += s.n_loss;
+    hone_eval_event ev{};
+    ev.step = (int32_t) tr.pos.step;
+    ev.loss_tokens = n_loss;
+    ev.n_sequences = (int32_t) eval.size();
+    if (n_loss == 0) return ev;
+    use_graph(tr, tr.gf);
+    const float scale = (float) tr.T * tr.B / (float) n_loss;
+    double sum = 0.0;
+    for (size_t i = 0; i < eval.size(); i += tr.B) {
+        std::vector<const PreparedSeq *> mb(tr.B, nullptr);
+        for (int b = 0; b < tr.B && i + b < eval.size(); b++) mb[b] = &eval[i + b];
+        upload_micro_batch(tr, mb, scale);
+        sum += compute_loss(tr, tr.gf, "evaluation", tr.pos.step);
+    }
+    use_graph(tr, tr.gb);
+    ev.eval_loss = (float) sum;
+    return ev;
+}
+
+static int64_t planned_steps(const hone_train_params & p, int32_t n_train) {
+    return p.n_steps > 0 ? p.n_steps : ((int64_t) p.n_epochs * n_train + p.n_batch - 1) / p.n_batch;
+}
+
+static std::vector<PreparedSeq> prepare_all(hone_trainer & tr, const hone_sequence * seqs, int32_t n, const char * what) {
+    std::vector<PreparedSeq> out;
+    const int32_t pad = std::max(0, hone_model_token_eos(tr.model));
+    const int32_t n_vocab = tr.model->hp.n_vocab;
+    for (int32_t i = 0; i < n; i++) {
+        const hone_sequence & s = seqs[i];
+        HONE_CHECK_ARG(s.n_tokens >= 0 && (s.tokens || s.n_tokens == 0), "%s sequence %d has no tokens array", what, i);
+        for (int32_t k = 0; k < s.n_tokens; k++) {
+            HONE_CHECK_ARG(s.tokens[k] >= 0 && s.tokens[k] < n_vocab, "%s sequence %d: token %d at position %d is outside the vocabulary (0..%d)",
+                           what, i, s.tokens[k], k, n_vocab - 1);
+        }
+        out.push_back(prepare_sequence(s, tr.T, pad));
+    }
+    return out;
 }
 
 extern "C" {
@@ -179,11 +216,20 @@ hone_train_params hone_train_default_params(void) {
     p.n_steps = 0;
     p.n_epochs = 1;
     p.lr = 1e-4f;
+    p.lr_schedule = HONE_LR_CONSTANT;
+    p.warmup_steps = 0;
+    p.lr_min = 0.0f;
     p.weight_decay = 0.0f;
     p.beta1 = 0.9f;
     p.beta2 = 0.999f;
     p.eps = 1e-8f;
+    p.max_grad_norm = 1.0f;
     p.seed = 42;
+    p.eval_every = 0;
+    p.checkpoint_dir = nullptr;
+    p.checkpoint_every = 0;
+    p.keep_checkpoints = 3;
+    p.run_config_json = nullptr;
     return p;
 }
 
@@ -198,12 +244,25 @@ hone_status hone_trainer_init(hone_model * model, hone_adapter * adapter, const 
                        "batch (%d) must be a positive multiple of the micro-batch (%d)", p.n_batch, p.n_ubatch);
         HONE_CHECK_ARG(p.n_steps > 0 || p.n_epochs > 0, "give a number of steps or epochs");
         HONE_CHECK_ARG(p.lr > 0.0f, "learning rate must be positive (got %g)", p.lr);
+        HONE_CHECK_ARG(p.lr_schedule >= HONE_LR_CONSTANT && p.lr_schedule <= HONE_LR_COSINE, "unknown learning-rate schedule %d", p.lr_schedule);
+        HONE_CHECK_ARG(p.warmup_steps >= 0 && (p.n_steps == 0 || p.warmup_steps < p.n_steps),
+                       "warm-up steps (%d) must be fewer than the steps (%d)", p.warmup_steps, p.n_steps);
+        HONE_CHECK_ARG(p.lr_min >= 0.0f && p.lr_min <= p.lr, "minimum learning rate (%g) must be in [0, lr = %g]", p.lr_min, p.lr);
         HONE_CHECK_ARG(p.weight_decay >= 0.0f && p.weight_decay <= 1.0f, "weight decay must be in [0, 1] (got %g)", p.weight_decay);
         HONE_CHECK_ARG(p.beta1 >= 0.0f && p.beta1 < 1.0f && p.beta2 >= 0.0f && p.beta2 < 1.0f, "AdamW betas must be in [0, 1)");
+        HONE_CHECK_ARG(p.eps > 0.0f, "AdamW epsilon must be positive (got %g)", p.eps);
+        HONE_CHECK_ARG(p.max_grad_norm >= 0.0f, "maximum gradient norm must be >= 0 (0: no clipping; got %g)", p.max_grad_norm);
+        HONE_CHECK_ARG(p.eval_every >= 0, "evaluation interval must be >= 0 (got %d)", p.eval_every);
+        HONE_CHECK_ARG(p.checkpoint_every >= 0, "checkpoint interval must be >= 0 (got %d)", p.checkpoint_every);
+        HONE_CHECK_ARG(p.keep_checkpoints >= 0, "checkpoints to keep must be >= 0 (got %d)", p.keep_checkpoints);
         auto tr = std::make_unique<hone_trainer>();
         tr->model = model;
         tr->adapter = adapter;
         tr->p = p;
+        tr->checkpoint_dir = p.checkpoint_dir ? p.checkpoint_dir : "";
+        tr->run_config = p.run_config_json ? p.run_config_json : "{}";
+        tr->p.checkpoint_dir = nullptr; // the owned copies are the ones used
+        tr->p.run_config_json = nullptr;
         tr->T = p.n_ctx;
         tr->B = p.n_ubatch;
         build(*tr);
@@ -211,63 +270,109 @@ hone_status hone_trainer_init(hone_model * model, hone_adapter * adapter, const 
     });
 }
 
-hone_status hone_trainer_train(hone_trainer * tr, const hone_sequence * seqs, int32_t n_seqs,
-                               hone_progress_cb cb, void * user_data, hone_error * err) {
+hone_status hone_trainer_resume(hone_trainer * tr, const char * dir, hone_error * err) {
     return guard(err, [&] {
-        HONE_CHECK_ARG(tr && (seqs || n_seqs == 0), "trainer and sequences are required");
+        HONE_CHECK_ARG(tr && dir, "trainer and checkpoint folder are required");
+        HONE_CHECK_ARG(tr->pos.step == 0 && tr->pos.micro == 0, "resume a checkpoint into a fresh trainer");
+        load_checkpoint(*tr, dir);
+    });
+}
+
+int32_t hone_trainer_step(const hone_trainer * tr) { return tr ? (int32_t) tr->pos.step : 0; }
+
+hone_status hone_trainer_train(hone_trainer * tr, const hone_sequence * seqs, int32_t n_seqs, const hone_sequence * eval_seqs,
+                               int32_t n_eval, const hone_train_callbacks * cbs, hone_error * err) {
+    return guard(err, [&] {
+        HONE_CHECK_ARG(tr && (seqs || n_seqs == 0) && (eval_seqs || n_eval == 0), "trainer and sequences are required");
         const hone_train_params & p = tr->p;
-        std::vector<PreparedSeq> data;
+        const hone_train_callbacks cb = cbs ? *cbs : hone_train_callbacks{};
+        std::vector<PreparedSeq> data = prepare_all(*tr, seqs, n_seqs, "training");
+        std::vector<PreparedSeq> eval = prepare_all(*tr, eval_seqs, n_eval, "evaluation");
         int64_t total_loss_tokens = 0;
-        const int32_t pad = std::max(0, hone_model_token_eos(tr->model));
-        for (int32_t i = 0; i < n_seqs; i++) {
-            data.push_back(prepare_sequence(seqs[i], tr->T, pad));
-            total_loss_tokens += data.back().n_loss;
-        }
+        for (auto & s : data) total_loss_tokens += s.n_loss;
         if (data.empty() || total_loss_tokens == 0) fail(HONE_E_INVALID_ARG, "the dataset is empty: no token carries loss");
 
         const int n_micro = p.n_batch / p.n_ubatch;
-        const int64_t n_steps = p.n_steps > 0 ? p.n_steps : ((int64_t) p.n_epochs * n_seqs + p.n_batch - 1) / p.n_batch;
+        const int64_t n_steps = planned_steps(p, n_seqs);
+        DataIdentity here{ true, n_steps, n_seqs, n_eval, fingerprint(data), fingerprint(eval) };
+        if (tr->resumed_data.known) check_same_data(tr->resumed_data, here);
+        tr->resumed_data = here;
+
         DataOrder order(n_seqs, p.seed);
         OpProfile prof;
         const bool profile = getenv("HONE_PROFILE") != nullptr;
         if (profile) ggml_backend_sched_set_eval_callback(tr->sched, OpProfile::cb, &prof);
         struct PrintAtEnd { OpProfile * p; bool on; ~PrintAtEnd() { if (on) p->print(); } } print_at_end{ &prof, profile };
-        int64_t tokens_done = 0, cursor = 0;
         const auto t0 = std::chrono::steady_clock::now();
-        for (int64_t step = 0; step < n_steps; step++) {
+        const double elapsed0 = tr->pos.elapsed_s;
+        auto elapsed = [&] { return elapsed0 + std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+        auto checkpoint = [&] {
+            if (tr->checkpoint_dir.empty()) return;
+            tr->pos.elapsed_s = elapsed();
+            const std::string path = save_checkpoint(*tr, tr->checkpoint_dir);
+            prune_checkpoints(tr->checkpoint_dir, p.keep_checkpoints);
+            hone_checkpoint_event ev{ path.c_str(), (int32_t) tr->pos.step, tr->pos.micro };
+            if (cb.on_checkpoint) cb.on_checkpoint(&ev, cb.user_data);
+        };
+        auto stop = [&](const char * how) {
+            checkpoint();
+            fail(HONE_E_CANCELLED, "training %s after step %lld%s", how, (long long) tr->pos.step,
+                 tr->pos.micro ? strfmt(" and %d of %d micro-batches of the next", tr->pos.micro, n_micro).c_str() : "");
+        };
+
+        bool stopping = false;
+        while (tr->pos.step < n_steps) {
+            const int64_t step = tr->pos.step;
             const auto ts = std::chrono::steady_clock::now();
             std::vector<const PreparedSeq *> batch(p.n_batch);
             int64_t step_loss_tokens = 0;
-            for (auto & s : batch) { s = &data[order.at(cursor++)]; step_loss_tokens += s->n_loss; }
+            for (int i = 0; i < p.n_batch; i++) {
+                batch[i] = &data[order.at(step * p.n_batch + i)];
+                step_loss_tokens += batch[i]->n_loss;
+            }
             // Each micro-batch's loss is scaled so their sum is the mean over the step's loss tokens.
-            const float rows = (float) tr->T * tr->B;
-            const float scale = step_loss_tokens > 0 ? rows / (float) step_loss_tokens : 0.0f;
-            double loss_sum = 0.0;
-            for (int mb = 0; mb < n_micro; mb++) {
+            const float scale = step_loss_tokens > 0 ? (float) tr->T * tr->B / (float) step_loss_tokens : 0.0f;
+            const int first_micro = tr->pos.micro;
+            for (int mb = first_micro; mb < n_micro; mb++) {
                 std::vector<const PreparedSeq *> seqs_mb(batch.begin() + mb * tr->B, batch.begin() + (mb + 1) * tr->B);
                 upload_micro_batch(*tr, seqs_mb, scale);
-                if (ggml_backend_sched_graph_compute(tr->sched, tr->gb) != GGML_STATUS_SUCCESS) {
-                    fail(HONE_E_INTERNAL, "training graph compute failed at step %lld", (long long) step + 1);
-                }
-                float l = 0.0f;
-                ggml_backend_tensor_get(tr->loss, &l, 0, sizeof(l));
-                loss_sum += l;
-                tokens_done += (int64_t) tr->T * tr->B;
+                tr->pos.loss_sum += compute_loss(*tr, tr->gb, "training", step + 1);
+                tr->pos.tokens += (int64_t) tr->T * tr->B;
+                tr->pos.micro = mb + 1;
+                const int32_t ctl = cb.poll ? cb.poll(cb.user_data) : HONE_TRAIN_CONTINUE;
+                if (ctl != HONE_TRAIN_CONTINUE) stopping = true;
+                if (ctl == HONE_TRAIN_PAUSE && mb + 1 < n_micro) stop("paused");
             }
-            if (step_loss_tokens > 0) optimizer_step(*tr, p.lr);
-            else ggml_backend_buffer_clear(tr->buf_accs, 0);
+            const float norm = gradient_norm(*tr);
+            const float clip = clip_factor(norm, p.max_grad_norm);
+            const float lr = lr_at(p, step + 1, n_steps);
+            if (step_loss_tokens > 0) optimizer_step(*tr, lr, clip);
+            else clear_gradients(*tr);
 
             const auto te = std::chrono::steady_clock::now();
             hone_step_event ev;
             ev.step = (int32_t) step + 1;
             ev.n_steps = (int32_t) n_steps;
-            ev.loss = (float) loss_sum;
-            ev.lr = p.lr;
-            ev.tokens = tokens_done;
+            ev.loss = (float) tr->pos.loss_sum;
+            ev.lr = lr;
+            ev.grad_norm = norm;
+            ev.clip_scale = clip;
+            ev.tokens = tr->pos.tokens;
             ev.loss_tokens = step_loss_tokens;
-            ev.tokens_per_s = (double) p.n_batch * tr->T / std::chrono::duration<double>(te - ts).count();
-            ev.elapsed_s = std::chrono::duration<double>(te - t0).count();
-            if (cb && !cb(&ev, user_data)) fail(HONE_E_CANCELLED, "training cancelled after step %d", ev.step);
+            ev.tokens_per_s = (double) (n_micro - first_micro) * tr->B * tr->T / std::chrono::duration<double>(te - ts).count();
+            ev.elapsed_s = elapsed();
+            tr->pos.step = step + 1;
+            tr->pos.micro = 0;
+            tr->pos.loss_sum = 0.0;
+            if (cb.on_step && !cb.on_step(&ev, cb.user_data)) stopping = true;
+
+            const bool last = tr->pos.step == n_steps;
+            if (!eval.empty() && ((p.eval_every > 0 && tr->pos.step % p.eval_every == 0) || last)) {
+                hone_eval_event e = evaluate(*tr, eval);
+                if (cb.on_eval) cb.on_eval(&e, cb.user_data);
+            }
+            if (stopping && !last) stop("stopped");
+            if (p.checkpoint_every > 0 && tr->pos.step % p.checkpoint_every == 0) checkpoint();
         }
     });
 }

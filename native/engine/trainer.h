@@ -7,7 +7,39 @@
 #include "ggml-alloc.h"
 #include "ggml-backend.h"
 
+#include <string>
 #include <vector>
+
+namespace hone {
+
+// One trainable tensor and its optimizer state.
+struct ParamState {
+    ggml_tensor * param = nullptr; // the adapter's A or B
+    ggml_tensor * acc = nullptr;   // F32 gradient accumulator, zeroed after every optimizer step
+    ggml_tensor * m = nullptr;     // AdamW first moment
+    ggml_tensor * v = nullptr;     // AdamW second moment
+};
+
+// Where a run stands: everything besides tensors that a checkpoint must hold to continue
+// bit-for-bit (the data order and the schedule are functions of the seed and the step).
+struct RunPosition {
+    int64_t step = 0;          // optimizer steps done
+    int32_t micro = 0;         // micro-batches of step + 1 already accumulated (a mid-step pause)
+    double loss_sum = 0.0;     // the loss those micro-batches contributed
+    int64_t opt_iter = 0;      // AdamW updates applied (steps without loss tokens apply none)
+    int64_t tokens = 0;        // tokens processed
+    double elapsed_s = 0.0;    // training time before this process
+};
+
+// The data a checkpoint was trained on, checked when a resumed run starts.
+struct DataIdentity {
+    bool known = false;
+    int64_t n_steps = 0;
+    int32_t n_train = 0, n_eval = 0;
+    uint64_t train_fp = 0, eval_fp = 0;
+};
+
+} // namespace hone
 
 // The training loop, owned here rather than in llama_opt_epoch: a static graph built once
 // and sized for training, inputs uploaded in one call each, gradients accumulated in F32
@@ -16,23 +48,32 @@ struct hone_trainer {
     hone_model * model = nullptr;
     hone_adapter * adapter = nullptr;
     hone_train_params p{};
+    std::string checkpoint_dir, run_config; // owned copies of p's strings
     int T = 0, B = 0;
 
     ggml_context * ctx_compute = nullptr; // inputs, forward, backward
-    ggml_context * ctx_state = nullptr;   // AdamW moments, loss seed gradient, AdamW params
+    ggml_context * ctx_state = nullptr;   // AdamW moments, loss seed gradient, AdamW params, clip scale
     ggml_context * ctx_accs = nullptr;    // gradient accumulators (cleared every step)
-    ggml_context * ctx_opt = nullptr;     // optimizer step nodes
+    ggml_context * ctx_opt = nullptr;     // optimizer step and gradient norm nodes
     ggml_backend_buffer_t buf_state = nullptr, buf_accs = nullptr;
     ggml_backend_sched_t sched = nullptr;
-    ggml_gallocr_t opt_alloc = nullptr;
+    ggml_gallocr_t opt_alloc = nullptr, norm_alloc = nullptr;
 
+    ggml_cgraph * gf = nullptr;     // forward only (evaluation)
     ggml_cgraph * gb = nullptr;     // forward + backward
-    ggml_cgraph * g_opt = nullptr;  // AdamW steps
+    ggml_cgraph * g_opt = nullptr;  // AdamW steps on clip_scale * accumulators
+    ggml_cgraph * g_norm = nullptr; // sum of squares of all accumulators
+    const ggml_cgraph * sched_graph = nullptr; // the graph the scheduler is allocated for
     hone::ForwardInputs in;
     hone::LossInputs li;
     ggml_tensor * loss = nullptr;
     ggml_tensor * adamw_params = nullptr;
-    int64_t iter = 0; // optimizer steps done
+    ggml_tensor * clip_scale = nullptr;   // F32 [1]
+    ggml_tensor * grad_sumsq = nullptr;   // F32 [1]
+    std::vector<hone::ParamState> params;
+
+    hone::RunPosition pos;
+    hone::DataIdentity resumed_data; // set by hone_trainer_resume
 
     ~hone_trainer();
 };

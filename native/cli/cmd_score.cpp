@@ -1,0 +1,79 @@
+// `hone-train score --model M [--adapter A] --data D --ctx N`: the cross-entropy of every
+// sequence of a data file, computed in double precision on the CPU from the forward pass's
+// logits (hone_forward_logits: one sequence at a time, exact length, no padding), over the
+// tokens that carry loss. An independent reference for the trainer's loss and eval loss.
+#include "args.h"
+#include "commands.h"
+#include "json.h"
+#include "train_data.h"
+
+#include "hone.h"
+
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <vector>
+
+int cmd_score(int argc, char ** argv) {
+    Args a(argc, argv, 2, { "model", "adapter", "data", "ctx", "threads" }, { "json" });
+    const bool json = a.flag("json");
+    const std::string model_path = a.required("model"), adapter_path = a.str("adapter"), data_path = a.required("data");
+    const int ctx = (int) a.integer("ctx", hone_train_default_params().n_ctx);
+    hone_error err{};
+    hone_model_params mp = hone_model_default_params();
+    mp.path = model_path.c_str();
+    mp.backend = "cpu";
+    mp.n_threads = (int) a.integer("threads", 0);
+    hone_model * model = nullptr;
+    if (hone_model_load(&mp, &model, &err) != HONE_OK) return report_error(json, "load_failed", err.message);
+    std::unique_ptr<hone_model, void (*)(hone_model *)> mg(model, hone_model_free);
+    hone_adapter * ad = nullptr;
+    if (!adapter_path.empty() && hone_adapter_load(model, adapter_path.c_str(), &ad, &err) != HONE_OK) {
+        return report_error(json, "bad_adapter", err.message);
+    }
+    std::unique_ptr<hone_adapter, void (*)(hone_adapter *)> ag(ad, hone_adapter_free);
+    TrainData data;
+    try {
+        data = load_train_data(model, data_path, ctx);
+    } catch (const std::exception & e) {
+        return report_error(json, "bad_dataset", e.what());
+    }
+    hone_model_info info;
+    hone_model_get_info(model, &info);
+    const int V = info.n_vocab;
+    double total_nll = 0.0;
+    long long total_tokens = 0;
+    for (size_t s = 0; s < data.tokens.size(); s++) {
+        const std::vector<int32_t> & toks = data.tokens[s];
+        const int n = (int) std::min<size_t>(toks.size(), (size_t) ctx + 1); // the trainer's truncation
+        const int n_in = n - 1;
+        std::vector<float> logits((size_t) n_in * V);
+        if (hone_forward_logits(model, ad, toks.data(), n_in, logits.data(), &err) != HONE_OK) return report_error(json, "forward_failed", err.message);
+        double nll = 0.0;
+        long long count = 0;
+        for (int i = 0; i < n_in; i++) {
+            if (!data.masks[s].empty() && !data.masks[s][i + 1]) continue;
+            const float * row = logits.data() + (size_t) i * V;
+            double mx = row[0];
+            for (int v = 1; v < V; v++) mx = std::max(mx, (double) row[v]);
+            double z = 0.0;
+            for (int v = 0; v < V; v++) z += std::exp((double) row[v] - mx);
+            nll += mx + std::log(z) - (double) row[toks[i + 1]];
+            count++;
+        }
+        total_nll += nll;
+        total_tokens += count;
+        if (json) {
+            printf("%s\n", JsonObject().str("type", "score").integer("index", (long long) s).integer("tokens", n)
+                .integer("loss_tokens", count).num("nll", nll).dump().c_str());
+        }
+    }
+    const double mean = total_tokens ? total_nll / total_tokens : 0.0;
+    if (json) {
+        printf("%s\n", JsonObject().str("type", "score-total").integer("sequences", (long long) data.tokens.size())
+            .integer("loss_tokens", total_tokens).num("nll", total_nll).num("mean", mean).dump().c_str());
+    } else {
+        printf("%zu sequences, %lld loss tokens, mean cross-entropy %.6f\n", data.tokens.size(), total_tokens, mean);
+    }
+    return 0;
+}

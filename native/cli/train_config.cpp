@@ -1,0 +1,159 @@
+#include "train_config.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+enum Kind { INT, NUM, STR, PATH };
+
+struct Spec {
+    const char * name;
+    Kind kind;
+    bool fixed; // changes the result: a resumed run must keep it
+};
+
+const Spec SPECS[] = {
+    { "model", PATH, true },        { "data", PATH, true },        { "eval-data", PATH, true },  { "eval-split", NUM, true },
+    { "rank", INT, true },          { "alpha", NUM, true },        { "targets", STR, true },     { "seed", INT, true },
+    { "lr", NUM, true },            { "schedule", STR, true },     { "warmup", INT, true },      { "lr-min", NUM, true },
+    { "weight-decay", NUM, true },  { "max-grad-norm", NUM, true }, { "steps", INT, true },     { "epochs", INT, true },
+    { "ctx", INT, true },           { "batch", INT, true },        { "ubatch", INT, true },
+    { "out", PATH, false },         { "backend", STR, false },     { "threads", INT, false },    { "eval-every", INT, false },
+    { "checkpoint-every", INT, false }, { "keep-checkpoints", INT, false },
+};
+
+std::string key_of(const char * option) {
+    std::string k = option;
+    for (char & c : k) if (c == '-') c = '_';
+    return k;
+}
+
+Config value_of(const Args & a, const Spec & s) {
+    switch (s.kind) {
+        case INT: return a.integer(s.name, 0);
+        case NUM: return a.number(s.name, 0.0);
+        case PATH: return fs::absolute(fs::path(a.str(s.name))).lexically_normal().string();
+        default: return a.str(s.name);
+    }
+}
+
+// Fills what the user did not set; some defaults depend on other settings.
+void fill_defaults(Config & c) {
+    auto def = [&](const char * k, Config v) { if (!c.contains(k)) c[k] = v; };
+    const hone_adapter_params ap = hone_adapter_default_params();
+    const hone_train_params tp = hone_train_default_params();
+    char targets[256];
+    hone_format_targets(ap.targets, targets, sizeof(targets));
+    def("eval_data", "");
+    def("eval_split", 0.0);
+    def("rank", ap.rank);
+    def("alpha", 2.0 * c["rank"].get<double>());
+    def("targets", targets);
+    def("seed", 42);
+    def("lr", tp.lr);
+    def("schedule", "constant");
+    def("warmup", 0);
+    def("lr_min", 0.0);
+    def("weight_decay", tp.weight_decay);
+    def("max_grad_norm", tp.max_grad_norm);
+    def("steps", 0);
+    def("epochs", c["steps"].get<int64_t>() > 0 ? 0 : 1);
+    def("ctx", tp.n_ctx);
+    def("batch", tp.n_batch);
+    def("ubatch", c["batch"]);
+    def("backend", "auto");
+    def("threads", 0);
+    def("eval_every", 0);
+    def("checkpoint_every", 0);
+    def("keep_checkpoints", tp.keep_checkpoints);
+}
+
+Config read_checkpoint_config(const std::string & dir) {
+    const fs::path p = fs::path(dir) / "state.json";
+    std::ifstream f(p, std::ios::binary);
+    if (!f) {
+        throw std::runtime_error(dir + (fs::is_directory(dir) ? ": not a Hone checkpoint (state.json is missing)" : ": checkpoint folder not found"));
+    }
+    std::stringstream ss;
+    ss << f.rdbuf();
+    Config s = Config::parse(ss.str(), nullptr, false);
+    if (s.is_discarded() || !s.is_object() || !s.contains("config") || !s["config"].is_object()) {
+        throw std::runtime_error(p.string() + ": not a Hone checkpoint state file (no \"config\" object)");
+    }
+    return s["config"];
+}
+
+} // namespace
+
+const std::set<std::string> & train_option_names() {
+    static const std::set<std::string> names = [] {
+        std::set<std::string> n = { "resume" };
+        for (const Spec & s : SPECS) n.insert(s.name);
+        return n;
+    }();
+    return names;
+}
+
+Config resolve_config(const Args & a) {
+    Config c;
+    for (const Spec & s : SPECS) if (a.has(s.name)) c[key_of(s.name)] = value_of(a, s);
+    fill_defaults(c);
+    return c;
+}
+
+Config resolve_resumed_config(const Args & a, const std::string & dir) {
+    Config saved = read_checkpoint_config(dir);
+    Config c = saved;
+    std::string problems;
+    for (const Spec & s : SPECS) {
+        if (!a.has(s.name)) continue;
+        const std::string k = key_of(s.name);
+        const Config given = value_of(a, s);
+        const bool same = saved.contains(k) && (given.is_number() && saved[k].is_number()
+            ? (float) given.get<double>() == (float) saved[k].get<double>() : given == saved[k]);
+        if (s.fixed && !same) {
+            problems += "\n  --" + std::string(s.name) + " " + (given.is_string() ? given.get<std::string>() : given.dump()) +
+                        " (the checkpoint has " + (saved.contains(k) ? (saved[k].is_string() ? saved[k].get<std::string>() : saved[k].dump()) : "none") + ")";
+        }
+        c[k] = given;
+    }
+    if (!problems.empty()) {
+        throw std::runtime_error(dir + ": a resumed run keeps the settings of its checkpoint; these differ:" + problems +
+                                 "\n  (leave them out to use the checkpoint's)");
+    }
+    fill_defaults(c);
+    return c;
+}
+
+hone_adapter_params adapter_params(const Config & c, uint32_t targets) {
+    hone_adapter_params ap = hone_adapter_default_params();
+    ap.rank = c["rank"].get<int32_t>();
+    ap.alpha = c["alpha"].get<float>();
+    ap.targets = targets;
+    ap.seed = c["seed"].get<uint64_t>();
+    return ap;
+}
+
+hone_train_params train_params(const Config & c) {
+    hone_train_params tp = hone_train_default_params();
+    tp.n_ctx = c["ctx"].get<int32_t>();
+    tp.n_batch = c["batch"].get<int32_t>();
+    tp.n_ubatch = c["ubatch"].get<int32_t>();
+    tp.n_steps = c["steps"].get<int32_t>();
+    tp.n_epochs = c["epochs"].get<int32_t>();
+    tp.lr = c["lr"].get<float>();
+    tp.warmup_steps = c["warmup"].get<int32_t>();
+    tp.lr_min = c["lr_min"].get<float>();
+    tp.weight_decay = c["weight_decay"].get<float>();
+    tp.max_grad_norm = c["max_grad_norm"].get<float>();
+    tp.seed = c["seed"].get<uint64_t>();
+    tp.eval_every = c["eval_every"].get<int32_t>();
+    tp.checkpoint_every = c["checkpoint_every"].get<int32_t>();
+    tp.keep_checkpoints = c["keep_checkpoints"].get<int32_t>();
+    return tp;
+}

@@ -1,0 +1,309 @@
+#include "checkpoint.h"
+
+#include "error.h"
+#include "lora.h"
+#include "model.h"
+#include "schedule.h"
+
+#include "gguf.h"
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#ifndef _WIN32
+#include <fcntl.h>
+#include <unistd.h>
+#endif
+
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;
+
+namespace hone {
+
+static const int FORMAT_VERSION = 1;
+
+// Flushes a file or folder to disk so a rename that follows cannot outlive its contents
+// across a power cut. (A killed process needs only the rename; Windows: best effort.)
+static void sync_path(const fs::path & p) {
+#ifndef _WIN32
+    const int fd = open(p.c_str(), O_RDONLY);
+    if (fd >= 0) { fsync(fd); close(fd); }
+#else
+    (void) p;
+#endif
+}
+
+static std::string hex64(uint64_t v) {
+    char b[17];
+    snprintf(b, sizeof(b), "%016" PRIx64, v);
+    return b;
+}
+
+static std::string checkpoint_name(const RunPosition & pos) {
+    return pos.micro ? strfmt("%lld-%d", (long long) pos.step, pos.micro) : std::to_string(pos.step);
+}
+
+// "12" -> (12, 0), "12-3" -> (12, 3); false for anything else.
+static bool parse_name(const std::string & s, int64_t & step, int & micro) {
+    if (s.empty() || s.find_first_not_of("0123456789-") != std::string::npos || s[0] == '-') return false;
+    const size_t dash = s.find('-');
+    step = std::stoll(s.substr(0, dash));
+    micro = 0;
+    if (dash == std::string::npos) return true;
+    const std::string m = s.substr(dash + 1);
+    if (m.empty() || m.find('-') != std::string::npos) return false;
+    micro = std::stoi(m);
+    return true;
+}
+
+static json params_json(const hone_train_params & p) {
+    return json{ { "n_ctx", p.n_ctx }, { "n_batch", p.n_batch }, { "n_ubatch", p.n_ubatch }, { "n_steps", p.n_steps },
+                 { "n_epochs", p.n_epochs }, { "lr", p.lr }, { "lr_schedule", lr_schedule_name(p.lr_schedule) },
+                 { "warmup_steps", p.warmup_steps }, { "lr_min", p.lr_min }, { "weight_decay", p.weight_decay },
+                 { "beta1", p.beta1 }, { "beta2", p.beta2 }, { "eps", p.eps }, { "max_grad_norm", p.max_grad_norm },
+                 { "seed", p.seed } };
+}
+
+static json state_json(const hone_trainer & tr) {
+    const hone_train_params & p = tr.p;
+    const RunPosition & pos = tr.pos;
+    const DataIdentity & d = tr.resumed_data;
+    char targets[256];
+    hone_format_targets(tr.adapter->params.targets, targets, sizeof(targets));
+    json config = json::parse(tr.run_config, nullptr, false);
+    if (config.is_discarded()) config = tr.run_config; // not JSON: kept as a string
+    return json{
+        { "format", "hone-checkpoint" }, { "version", FORMAT_VERSION },
+        { "step", pos.step }, { "micro_batch", pos.micro }, { "n_steps", d.n_steps },
+        { "optimizer", { { "type", "adamw" }, { "updates", pos.opt_iter }, { "file", "optimizer.gguf" } } },
+        { "schedule", { { "type", lr_schedule_name(p.lr_schedule) }, { "lr", p.lr }, { "warmup_steps", p.warmup_steps },
+                        { "lr_min", p.lr_min }, { "next_lr", pos.step < d.n_steps ? lr_at(p, pos.step + 1, d.n_steps) : 0.0f } } },
+        { "data", { { "seed", p.seed }, { "cursor", pos.step * p.n_batch + (int64_t) pos.micro * p.n_ubatch },
+                    { "n_train", d.n_train }, { "train_fingerprint", hex64(d.train_fp) },
+                    { "n_eval", d.n_eval }, { "eval_fingerprint", hex64(d.eval_fp) } } },
+        // Training draws no random numbers besides the data order, a pure function of
+        // (seed, epoch): the cursor above is the whole RNG state.
+        { "rng", { { "data_order", "splitmix64 Fisher-Yates shuffle per epoch" }, { "seed", p.seed },
+                   { "epoch", d.n_train > 0 ? (pos.step * p.n_batch) / d.n_train : 0 } } },
+        { "partial_step", { { "micro_batches", pos.micro }, { "loss_sum", pos.loss_sum } } },
+        { "tokens", pos.tokens }, { "elapsed_s", pos.elapsed_s },
+        { "train_params", params_json(p) },
+        { "adapter", { { "rank", tr.adapter->params.rank }, { "alpha", tr.adapter->params.alpha }, { "targets", targets },
+                       { "file", "adapter.gguf" } } },
+        { "config", config },
+    };
+}
+
+static void write_optimizer(const hone_trainer & tr, const fs::path & path) {
+    const bool with_grads = tr.pos.micro > 0;
+    size_t bytes = 0, n = 0;
+    for (const ParamState & ps : tr.params) { bytes += ggml_nbytes(ps.param) * (with_grads ? 3 : 2); n += with_grads ? 3 : 2; }
+    ggml_context * host = ggml_init({ bytes + ggml_tensor_overhead() * (n + 1), nullptr, false });
+    gguf_context * g = gguf_init_empty();
+    gguf_set_val_str(g, "general.type", "hone-optimizer-state");
+    gguf_set_val_u64(g, "hone.optimizer.updates", (uint64_t) tr.pos.opt_iter);
+    gguf_set_val_u64(g, "hone.step", (uint64_t) tr.pos.step);
+    gguf_set_val_u32(g, "hone.micro_batch", (uint32_t) tr.pos.micro);
+    for (const ParamState & ps : tr.params) {
+        std::vector<ggml_tensor *> ts = { ps.m, ps.v };
+        if (with_grads) ts.push_back(ps.acc);
+        for (ggml_tensor * t : ts) {
+            ggml_tensor * c = ggml_new_tensor(host, GGML_TYPE_F32, GGML_MAX_DIMS, t->ne);
+            ggml_set_name(c, t->name);
+            ggml_backend_tensor_get(t, c->data, 0, ggml_nbytes(t));
+            gguf_add_tensor(g, c);
+        }
+    }
+    const bool ok = gguf_write_to_file(g, path.string().c_str(), false);
+    gguf_free(g);
+    ggml_free(host);
+    if (!ok) fail(HONE_E_IO, "%s: cannot write the optimizer state (disk full or no permission?)", path.string().c_str());
+}
+
+static void write_text(const fs::path & path, const std::string & text) {
+    std::ofstream f(path, std::ios::binary);
+    f << text;
+    f.flush();
+    if (!f) fail(HONE_E_IO, "%s: cannot write (disk full or no permission?)", path.string().c_str());
+}
+
+std::string save_checkpoint(hone_trainer & tr, const std::string & root_s) {
+    const fs::path root(root_s), final_dir = root / checkpoint_name(tr.pos);
+    fs::path tmp = final_dir;
+    tmp += ".tmp";
+    std::error_code ec;
+    fs::create_directories(root, ec);
+    if (ec) fail(HONE_E_IO, "%s: cannot create the checkpoint folder: %s", root_s.c_str(), ec.message().c_str());
+    fs::remove_all(tmp, ec);
+    if (!fs::create_directory(tmp, ec)) fail(HONE_E_IO, "%s: cannot create: %s", tmp.string().c_str(), ec ? ec.message().c_str() : "it exists");
+
+    hone_error err{};
+    const std::string adapter = (tmp / "adapter.gguf").string();
+    if (hone_adapter_save(tr.adapter, adapter.c_str(), &err) != HONE_OK) fail((hone_status) err.code, "%s", err.message);
+    write_optimizer(tr, tmp / "optimizer.gguf");
+    write_text(tmp / "state.json", state_json(tr).dump(2) + "\n");
+    for (const char * f : { "adapter.gguf", "optimizer.gguf", "state.json" }) sync_path(tmp / f);
+    sync_path(tmp);
+
+    // Replacing an existing checkpoint of the same position (a resumed run passing it again):
+    // move the old one aside first, since a folder cannot be renamed over a non-empty one.
+    fs::path old = final_dir;
+    old += ".old";
+    const bool replace = fs::exists(final_dir);
+    if (replace) { fs::remove_all(old, ec); fs::rename(final_dir, old, ec); }
+    fs::rename(tmp, final_dir, ec);
+    if (ec) fail(HONE_E_IO, "%s: cannot move the checkpoint into place: %s", final_dir.string().c_str(), ec.message().c_str());
+    sync_path(root);
+    if (replace) fs::remove_all(old, ec);
+    return final_dir.string();
+}
+
+void prune_checkpoints(const std::string & root_s, int keep) {
+    std::error_code ec;
+    std::vector<std::tuple<int64_t, int, fs::path>> found;
+    std::vector<fs::path> stale;
+    for (const auto & e : fs::directory_iterator(fs::path(root_s), ec)) {
+        if (!e.is_directory(ec)) continue;
+        const std::string name = e.path().filename().string();
+        int64_t step;
+        int micro;
+        if (parse_name(name, step, micro)) found.emplace_back(step, micro, e.path());
+        else if (name.size() > 4 && (name.rfind(".tmp") == name.size() - 4 || name.rfind(".old") == name.size() - 4)) stale.push_back(e.path());
+    }
+    for (const fs::path & s : stale) fs::remove_all(s, ec);
+    if (keep <= 0 || (int) found.size() <= keep) return;
+    std::sort(found.begin(), found.end());
+    for (size_t i = 0; i + keep < found.size(); i++) {
+        // Renamed first, so a half-deleted folder never looks like a checkpoint.
+        fs::path gone = std::get<2>(found[i]);
+        gone += ".old";
+        fs::rename(std::get<2>(found[i]), gone, ec);
+        if (!ec) fs::remove_all(gone, ec);
+    }
+}
+
+void check_same_data(const DataIdentity & saved, const DataIdentity & now) {
+    std::string problems;
+    if (saved.n_train != now.n_train || saved.train_fp != now.train_fp) {
+        problems += strfmt("\n  training data: %d sequences (fingerprint %s) now, %d (%s) in the checkpoint", now.n_train,
+                           hex64(now.train_fp).c_str(), saved.n_train, hex64(saved.train_fp).c_str());
+    }
+    if (saved.n_eval != now.n_eval || saved.eval_fp != now.eval_fp) {
+        problems += strfmt("\n  held-out data: %d sequences (fingerprint %s) now, %d (%s) in the checkpoint", now.n_eval,
+                           hex64(now.eval_fp).c_str(), saved.n_eval, hex64(saved.eval_fp).c_str());
+    }
+    if (saved.n_steps != now.n_steps) {
+        problems += strfmt("\n  planned steps: %lld now, %lld in the checkpoint", (long long) now.n_steps, (long long) saved.n_steps);
+    }
+    if (!problems.empty()) fail(HONE_E_INVALID_ARG, "the run cannot continue from its checkpoint on different data:%s", problems.c_str());
+}
+
+// ---- loading ----------------------------------------------------------------------------
+
+static json read_state(const fs::path & dir) {
+    const fs::path p = dir / "state.json";
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) fail(HONE_E_IO, "%s: checkpoint folder not found", dir.string().c_str());
+    std::ifstream f(p, std::ios::binary);
+    if (!f) fail(HONE_E_FORMAT, "%s: not a Hone checkpoint (state.json is missing)", dir.string().c_str());
+    std::stringstream ss;
+    ss << f.rdbuf();
+    json s = json::parse(ss.str(), nullptr, false);
+    if (s.is_discarded() || !s.is_object()) fail(HONE_E_FORMAT, "%s: not valid JSON", p.string().c_str());
+    if (s.value("format", "") != "hone-checkpoint") fail(HONE_E_FORMAT, "%s: not a Hone checkpoint state file", p.string().c_str());
+    if (s.value("version", 0) != FORMAT_VERSION) {
+        fail(HONE_E_FORMAT, "%s: checkpoint format version %d is not supported (this build reads %d)", p.string().c_str(), s.value("version", 0), FORMAT_VERSION);
+    }
+    return s;
+}
+
+// Mismatches between the checkpoint's train/adapter params and the trainer's.
+static std::string compare_params(const json & s, const hone_trainer & tr) {
+    std::string problems;
+    const json now = params_json(tr.p), & saved = s.at("train_params");
+    for (auto it = now.begin(); it != now.end(); ++it) {
+        if (!saved.contains(it.key())) { problems += strfmt("\n  %s: missing in the checkpoint", it.key().c_str()); continue; }
+        const json & a = saved.at(it.key()), & b = it.value();
+        const bool same = a.is_number() && b.is_number() ? (float) a.get<double>() == (float) b.get<double>() : a == b;
+        if (!same) problems += strfmt("\n  %s: %s now, %s in the checkpoint", it.key().c_str(), b.dump().c_str(), a.dump().c_str());
+    }
+    const json & ad = s.at("adapter");
+    char targets[256];
+    hone_format_targets(tr.adapter->params.targets, targets, sizeof(targets));
+    if (ad.at("rank").get<int>() != tr.adapter->params.rank) problems += strfmt("\n  LoRA rank: %d now, %d in the checkpoint", tr.adapter->params.rank, ad.at("rank").get<int>());
+    if (ad.at("alpha").get<float>() != tr.adapter->params.alpha) problems += strfmt("\n  LoRA alpha: %g now, %g in the checkpoint", tr.adapter->params.alpha, ad.at("alpha").get<float>());
+    if (ad.at("targets").get<std::string>() != targets) problems += strfmt("\n  LoRA targets: %s now, %s in the checkpoint", targets, ad.at("targets").get<std::string>().c_str());
+    return problems;
+}
+
+// Copies the named F32 tensors of a GGUF file into `dst` (name -> tensor), checking shapes.
+static void load_tensors(const fs::path & path, const std::vector<ggml_tensor *> & dst) {
+    ggml_context * data = nullptr;
+    std::error_code ec;
+    if (!fs::exists(path, ec)) fail(HONE_E_FORMAT, "%s: missing: the checkpoint is incomplete", path.string().c_str());
+    gguf_context * g = gguf_init_from_file(path.string().c_str(), { false, &data });
+    if (!g) fail(HONE_E_FORMAT, "%s: not a readable GGUF file (truncated or corrupt)", path.string().c_str());
+    struct Closer { gguf_context * g; ggml_context * c; ~Closer() { gguf_free(g); ggml_free(c); } } closer{ g, data };
+    std::string problems;
+    for (ggml_tensor * t : dst) {
+        ggml_tensor * src = ggml_get_tensor(data, t->name);
+        if (!src) { problems += strfmt("\n  '%s' is missing", t->name); continue; }
+        if (src->type != GGML_TYPE_F32 || ggml_nelements(src) != ggml_nelements(t) || src->ne[0] != t->ne[0]) {
+            problems += strfmt("\n  '%s' has type %s and %lld elements (F32 and %lld expected)", t->name, ggml_type_name(src->type),
+                               (long long) ggml_nelements(src), (long long) ggml_nelements(t));
+            continue;
+        }
+        ggml_backend_tensor_set(t, src->data, 0, ggml_nbytes(t));
+    }
+    if (!problems.empty()) fail(HONE_E_FORMAT, "%s does not match this trainer:%s", path.string().c_str(), problems.c_str());
+}
+
+static uint64_t parse_hex64(const std::string & s) { return std::stoull(s, nullptr, 16); }
+
+void load_checkpoint(hone_trainer & tr, const std::string & dir_s) {
+    const fs::path dir(dir_s);
+    const json s = read_state(dir);
+    try {
+        const std::string problems = compare_params(s, tr);
+        if (!problems.empty()) {
+            fail(HONE_E_INVALID_ARG, "%s: this checkpoint was written with other settings (a resumed run keeps them):%s", dir_s.c_str(), problems.c_str());
+        }
+        RunPosition pos;
+        pos.step = s.at("step").get<int64_t>();
+        pos.micro = s.at("micro_batch").get<int32_t>();
+        pos.opt_iter = s.at("optimizer").at("updates").get<int64_t>();
+        pos.loss_sum = s.at("partial_step").at("loss_sum").get<double>();
+        pos.tokens = s.at("tokens").get<int64_t>();
+        pos.elapsed_s = s.at("elapsed_s").get<double>();
+        const int n_micro = tr.p.n_batch / tr.p.n_ubatch;
+        if (pos.step < 0 || pos.micro < 0 || pos.micro >= n_micro) fail(HONE_E_FORMAT, "%s: position step %lld, micro-batch %d is invalid", dir_s.c_str(), (long long) pos.step, pos.micro);
+        const json & d = s.at("data");
+        DataIdentity id;
+        id.known = true;
+        id.n_steps = s.at("n_steps").get<int64_t>();
+        id.n_train = d.at("n_train").get<int32_t>();
+        id.n_eval = d.at("n_eval").get<int32_t>();
+        id.train_fp = parse_hex64(d.at("train_fingerprint").get<std::string>());
+        id.eval_fp = parse_hex64(d.at("eval_fingerprint").get<std::string>());
+
+        std::vector<ggml_tensor *> adapter, opt;
+        for (auto & p : tr.adapter->pairs) { adapter.push_back(p.a); adapter.push_back(p.b); }
+        for (const ParamState & ps : tr.params) {
+            opt.push_back(ps.m);
+            opt.push_back(ps.v);
+            if (pos.micro > 0) opt.push_back(ps.acc);
+        }
+        load_tensors(dir / "adapter.gguf", adapter);
+        load_tensors(dir / "optimizer.gguf", opt);
+        tr.pos = pos;
+        tr.resumed_data = id;
+    } catch (const json::exception & e) {
+        fail(HONE_E_FORMAT, "%s: state.json is missing a field or has a wrong type (%s)", (dir / "state.json").string().c_str(), e.what());
+    }
+}
+
+} // namespace hone

@@ -1,0 +1,30 @@
+// Checkpoints: everything a run needs to continue bit-for-bit, in one folder
+// <root>/<step>/ (or <root>/<step>-<micro>/ for a pause in the middle of a step):
+//   adapter.gguf    the adapter, as exported (llama.cpp loads it)
+//   optimizer.gguf  AdamW moments (adamw_m.*, adamw_v.*) and, mid-step, the partial gradient (grad_acc.*)
+//   state.json      step, micro-batch, AdamW update count, schedule, data order position and
+//                   identity, train and adapter params, and the caller's config
+// A checkpoint is written into <name>.tmp/, flushed to disk, then renamed: a process killed
+// at any moment leaves complete checkpoints and, at worst, a stale .tmp folder.
+#pragma once
+
+#include "trainer.h"
+
+#include <string>
+
+namespace hone {
+
+// Writes tr's current state under root; returns the checkpoint's folder.
+std::string save_checkpoint(hone_trainer & tr, const std::string & root);
+
+// Loads a checkpoint into a freshly built trainer, after checking that its params, adapter
+// shape and tensors match (every mismatch in one error).
+void load_checkpoint(hone_trainer & tr, const std::string & dir);
+
+// Keeps the newest `keep` checkpoints under root (0: all) and removes stale temporary folders.
+void prune_checkpoints(const std::string & root, int keep);
+
+// Fails unless `now` is the data (and planned step count) the checkpoint was trained on.
+void check_same_data(const DataIdentity & saved, const DataIdentity & now);
+
+} // namespace hone

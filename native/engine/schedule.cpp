@@ -1,0 +1,31 @@
+#include "schedule.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace hone {
+
+static const double PI = 3.14159265358979323846;
+
+float lr_at(const hone_train_params & p, int64_t step, int64_t n_steps) {
+    const int64_t W = p.warmup_steps;
+    if (step <= W) return (float) ((double) p.lr * (double) step / (double) W);
+    if (p.lr_schedule == HONE_LR_CONSTANT) return p.lr;
+    const double progress = (double) (step - W - 1) / (double) (n_steps - W);
+    const double lr = p.lr, lo = p.lr_min;
+    if (p.lr_schedule == HONE_LR_LINEAR) return (float) (lo + (lr - lo) * (1.0 - progress));
+    return (float) (lo + (lr - lo) * 0.5 * (1.0 + std::cos(PI * progress)));
+}
+
+static const char * const NAMES[] = { "constant", "linear", "cosine" };
+
+const char * lr_schedule_name(int32_t schedule) {
+    return schedule >= 0 && schedule < 3 ? NAMES[schedule] : "?";
+}
+
+int32_t lr_schedule_from_name(const char * name) {
+    for (int32_t i = 0; i < 3; i++) if (name && !strcmp(name, NAMES[i])) return i;
+    return -1;
+}
+
+} // namespace hone

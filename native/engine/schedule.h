@@ -1,0 +1,25 @@
+// The learning rate as a function of the optimizer step: a linear warm-up, then constant,
+// linear or cosine decay to a floor. A pure function of the step, so a resumed run needs
+// nothing but the step count to be back on the same curve.
+#pragma once
+
+#include "hone.h"
+
+#include <cstdint>
+
+namespace hone {
+
+// Learning rate of optimizer step `step` (1-based) of `n_steps`:
+//   warm-up, step <= W:  lr * step / W                       (step 1 already learns)
+//   then, with p = (step - W - 1) / (n_steps - W) in [0, 1):
+//     constant:  lr
+//     linear:    lr_min + (lr - lr_min) * (1 - p)
+//     cosine:    lr_min + (lr - lr_min) * (1 + cos(pi * p)) / 2
+// so the first step after warm-up runs at the full rate and the last one just above lr_min.
+float lr_at(const hone_train_params & p, int64_t step, int64_t n_steps);
+
+const char * lr_schedule_name(int32_t schedule);
+// "constant" | "linear" | "cosine" -> hone_lr_schedule; -1 when unknown.
+int32_t lr_schedule_from_name(const char * name);
+
+} // namespace hone
