@@ -108,3 +108,22 @@ export function maxRelativeDifference(a: GgufFile, b: GgufFile): number {
   }
   return worst;
 }
+
+/**
+ * ||a - b|| / ||a|| over all F32 tensors whose name passes `keep` (all by default), as one
+ * vector: the relative difference of two parameter sets.
+ */
+export function l2RelativeDifference(a: GgufFile, b: GgufFile, keep: (name: string) => boolean = () => true): number {
+  let diff = 0;
+  let norm = 0;
+  for (const [name, x] of a.tensors) {
+    if (!keep(name)) continue;
+    const y = b.tensors.get(name);
+    if (!y || y.length !== x.length) throw new Error(`tensor ${name} is missing or has another size`);
+    for (let i = 0; i < x.length; i++) {
+      diff += (x[i] - y[i]) ** 2;
+      norm += x[i] ** 2;
+    }
+  }
+  return norm > 0 ? Math.sqrt(diff / norm) : Math.sqrt(diff);
+}
