@@ -200,7 +200,8 @@ hone_status hone_trainer_init(hone_model * model, hone_adapter * adapter, const 
 // run_config_json may differ) into this trainer: adapter, AdamW moments and step count,
 // partial gradients of a mid-step checkpoint, schedule and data position. Every mismatch is
 // reported in one error. The next hone_trainer_train continues the run where it stopped and
-// checks that it is given the same data.
+// checks that it is given the same data. On an error the trainer may hold part of the
+// checkpoint: free it.
 hone_status hone_trainer_resume(hone_trainer * trainer, const char * checkpoint_dir, hone_error * err);
 // Trains on `train` (evaluating on `eval`, which may be empty) until n_steps; HONE_E_CANCELLED
 // when stopped through the callbacks (after writing a checkpoint).
