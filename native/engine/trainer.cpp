@@ -294,6 +294,8 @@ hone_status hone_trainer_train(hone_trainer * tr, const hone_sequence * seqs, in
 
         const int n_micro = p.n_batch / p.n_ubatch;
         const int64_t n_steps = planned_steps(p, n_seqs);
+        HONE_CHECK_ARG(p.warmup_steps < n_steps, "warm-up steps (%d) must be fewer than the steps (%lld: %d epoch(s) of %d sequences in batches of %d)",
+                       p.warmup_steps, (long long) n_steps, p.n_epochs, n_seqs, p.n_batch);
         DataIdentity here{ true, n_steps, n_seqs, n_eval, fingerprint(data), fingerprint(eval) };
         if (tr->resumed_data.known) check_same_data(tr->resumed_data, here);
         tr->resumed_data = here;
