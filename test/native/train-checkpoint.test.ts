@@ -5,12 +5,12 @@
  * of the run that was never interrupted. Bad resumes are refused with the problem named.
  */
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, readdirSync, readFileSync, rmSync, truncateSync, appendFileSync, statSync, mkdirSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { requireFixture } from '../helpers/fixtures.ts';
 import { maxRelativeDifference, readGguf } from '../helpers/gguf.ts';
-import { honeTrain, tempDir } from '../helpers/native.ts';
+import { honeTrain, makeModel, tempDir } from '../helpers/native.ts';
 import { TrainProcess, type Exit } from '../helpers/train-process.ts';
 import { makeSequences, rng, writeSequences } from '../helpers/train-data.ts';
 
@@ -162,6 +162,19 @@ describe('checkpoints and resume', () => {
       assert.deepEqual(readdirSync(root).filter((n) => !/^\d+$/.test(n)), [], 'stale temporary folders are cleaned up');
     }
     t.diagnostic(`${midWrite} of 8 kills left a checkpoint write or removal unfinished`);
+  });
+
+  test('resume is exact on a quantized synthetic model too (qwen2 with biases and grouped-query attention, Q4_K_M, plain text)', () => {
+    const model = makeModel(dir, { arch: 'qwen2', embd: 256, layers: 2, heads: 4, kvHeads: 2, ff: 512, type: 'q4_k_m', vocab: 'qwen2' });
+    const text = join(dir, 'story.txt');
+    writeFileSync(text, 'The little boat sailed past the lighthouse every morning, and the keeper waved. '.repeat(12));
+    const args = ['--model', model, '--data', text, '--steps', '6', '--ctx', '32', '--batch', '4', '--ubatch', '2', '--lr', '1e-2',
+      '--warmup', '2', '--schedule', 'linear', '--eval-split', '0.2', '--checkpoint-every', '2', '--keep-checkpoints', '0', '--json'];
+    const full = honeTrain([...args, '--out', join(dir, 'q-full')]);
+    assert.equal(full.code, 0, full.stderr);
+    resume(join(dir, 'q-full', 'checkpoints', '2'), join(dir, 'q-resumed'));
+    const d = maxRelativeDifference(readGguf(join(dir, 'q-full', 'adapter.gguf')), readGguf(join(dir, 'q-resumed', 'adapter.gguf')));
+    assert.ok(d <= 1e-6, `adapters differ by ${d}`);
   });
 
   test('only the newest --keep-checkpoints checkpoints are kept', (t) => {
