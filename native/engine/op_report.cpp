@@ -60,17 +60,23 @@ static bool is_cpu_backend(ggml_backend_t b) {
 
 // Where a tensor is: the scheduler's assignment for computed nodes; for tensors with their
 // own memory (weights, adapter, optimizer state) the backend that owns that memory.
-static std::string backend_of(ggml_backend_sched_t sched, const ggml_tensor * t) {
-    const ggml_tensor * r = root(t);
-    if (ggml_backend_t b = ggml_backend_sched_get_tensor_backend(sched, const_cast<ggml_tensor *>(r))) return ggml_backend_name(b);
-    if (!r->buffer) return "?";
-    if (ggml_backend_buffer_is_host(r->buffer)) return "CPU";
-    ggml_backend_buffer_type_t buft = ggml_backend_buffer_get_type(r->buffer);
+static std::string buffer_backend(ggml_backend_sched_t sched, ggml_backend_buffer_t buf) {
+    if (ggml_backend_buffer_is_host(buf)) return "CPU";
+    ggml_backend_buffer_type_t buft = ggml_backend_buffer_get_type(buf);
     for (int i = 0; i < ggml_backend_sched_get_n_backends(sched); i++) {
         ggml_backend_t b = ggml_backend_sched_get_backend(sched, i);
         if (!is_cpu_backend(b) && ggml_backend_supports_buft(b, buft)) return ggml_backend_name(b);
     }
     return ggml_backend_buft_name(buft);
+}
+
+// Where a tensor's data lives: the backend of its buffer once allocated (weights, adapter,
+// inputs and, after allocation, every compute tensor), else the scheduler's assignment.
+static std::string backend_of(ggml_backend_sched_t sched, const ggml_tensor * t) {
+    const ggml_tensor * r = root(t);
+    if (r->buffer) return buffer_backend(sched, r->buffer);
+    ggml_backend_t b = ggml_backend_sched_get_tensor_backend(sched, const_cast<ggml_tensor *>(r));
+    return b ? ggml_backend_name(b) : "?";
 }
 
 static std::string src_summary(const ggml_tensor * t) {
@@ -171,7 +177,8 @@ std::string op_report_json(const OpReportInput & in) {
     const int n = ggml_graph_n_nodes(in.graph);
     for (int i = 0; i < n; i++) {
         ggml_tensor * t = ggml_graph_node(in.graph, i);
-        add_node(i, t, i < in.n_forward_nodes ? "forward" : "backward", backend_of(in.sched, t));
+        ggml_backend_t b = ggml_backend_sched_get_tensor_backend(in.sched, t);
+        add_node(i, t, i < in.n_forward_nodes ? "forward" : "backward", b ? ggml_backend_name(b) : backend_of(in.sched, t));
     }
     if (in.opt_graph) {
         for (int i = 0; i < ggml_graph_n_nodes(in.opt_graph); i++) {
@@ -209,7 +216,32 @@ std::string op_report_json(const OpReportInput & in) {
         share_json.raw(b.c_str(), JsonObject().integer("nodes", v.first).num("node_share", n_compute ? (double) v.first / n_compute : 0)
             .num("flops", v.second).num("flops_share", total_flops > 0 ? v.second / total_flops : 0).dump());
     }
-    return JsonObject().str("schema", "hone.ops/1").raw("backends", backends)
+    // Memory: static buffers as allocated, the scheduler's compute buffer per backend, and the
+    // bytes of the graph's tensors by kind before the allocator reuses memory between them.
+    std::string buffers = "[";
+    for (auto & b : in.buffers) {
+        buffers += (buffers.size() > 1 ? "," : "") + JsonObject().str("what", b.what).str("backend", b.backend).integer("bytes", (long long) b.bytes).dump();
+    }
+    JsonObject compute;
+    for (int i = 0; i < ggml_backend_sched_get_n_backends(in.sched); i++) {
+        ggml_backend_t b = ggml_backend_sched_get_backend(in.sched, i);
+        compute.integer(ggml_backend_name(b), (long long) ggml_backend_sched_get_buffer_size(in.sched, b));
+    }
+    std::map<std::string, int64_t> kinds;
+    for (int i = 0; i < n; i++) {
+        const ggml_tensor * t = ggml_graph_node(in.graph, i);
+        if (t->view_src || t->buffer == nullptr || t->buffer == m.buf_w) continue;
+        const std::string name = t->name;
+        const char * kind = name.find("kq") != std::string::npos ? "attention_scores"
+            : (name.find("logits") != std::string::npos || name.find("labels") != std::string::npos) ? "logits_labels" : "activations_and_gradients";
+        kinds[kind] += (int64_t) ggml_nbytes(t);
+    }
+    JsonObject kinds_json;
+    for (auto & [k, v] : kinds) kinds_json.integer(k.c_str(), v);
+    const std::string memory = JsonObject().raw("buffers", buffers + "]").raw("compute_buffer", compute.dump())
+        .raw("graph_tensor_bytes_before_reuse", kinds_json.dump()).dump();
+
+    return JsonObject().str("schema", "hone.ops/1").raw("backends", backends).raw("memory", memory)
         .integer("n_nodes", n + (in.opt_graph ? ggml_graph_n_nodes(in.opt_graph) : 0)).integer("n_compute_nodes", n_compute)
         .integer("n_splits", ggml_backend_sched_get_n_splits(in.sched)).integer("n_copies", ggml_backend_sched_get_n_copies(in.sched))
         .integer("copy_bytes", copy_bytes).raw("share", share_json.dump()).raw("by_op", by_op_json + "]")
@@ -242,6 +274,14 @@ hone_status hone_trainer_op_report(hone_trainer * tr, char ** json, hone_error *
             if (ggml_graph_node(tr->gb, i) == tr->loss) { in.n_forward_nodes = i + 1; break; }
         }
         for (auto & p : tr->adapter->pairs) { in.trainable.insert(p.a); in.trainable.insert(p.b); }
+        const std::string primary = ggml_backend_name(tr->model->backends.primary);
+        const std::string wb = ggml_backend_buffer_is_host(tr->model->buf_w) ? "CPU" : primary;
+        in.buffers = {
+            { "weights", wb, ggml_backend_buffer_get_size(tr->model->buf_w) },
+            { "adapter", primary, ggml_backend_buffer_get_size(tr->adapter->buf) },
+            { "gradient_accumulators", primary, ggml_backend_buffer_get_size(tr->buf_accs) },
+            { "optimizer_state", primary, ggml_backend_buffer_get_size(tr->buf_state) },
+        };
         const std::string s = op_report_json(in);
         *json = (char *) malloc(s.size() + 1);
         if (!*json) throw std::bad_alloc();

@@ -7,6 +7,7 @@
 
 #include <set>
 #include <string>
+#include <vector>
 
 struct hone_model;
 
@@ -20,6 +21,9 @@ struct OpReportInput {
     int n_forward_nodes = 0;              // the first n nodes of `graph` are the forward pass
     const hone_model * model = nullptr;
     std::set<const ggml_tensor *> trainable; // the adapter's tensors
+    // Static allocations, in bytes, with the backend that holds them.
+    struct Buffer { std::string what; std::string backend; size_t bytes; };
+    std::vector<Buffer> buffers;
 };
 
 // The report as a JSON document (schema: docs/ops-json.md).

@@ -75,5 +75,33 @@ train)
     log "train $mode: exit $? $(python3 "$native/scripts/ops-summary.py" "$out/train-$mode/ops.json" "$out/train-$mode.jsonl" 2>&1)"
   done
   ;;
+bench)
+  # One sequence of 2048 tokens per optimizer step, LoRA r=8 alpha=16 on q/k/v/o/gate/up/down.
+  # (a) patched, (b) the same build with the switch off (short: it is slow), (c) PyTorch + PEFT.
+  declare -A spec=(
+    [qwen2.5-0.5b]="--arch qwen2 --embd 896 --layers 24 --heads 14 --kv-heads 2 --ff 4864 --tied --vocab-from $(vocab qwen2)"
+    [llama-3.2-1b]="--arch llama --embd 2048 --layers 16 --heads 32 --kv-heads 8 --ff 8192 --tied --vocab-from $(vocab llama-bpe)"
+    [qwen3-4b]="--arch qwen3 --embd 2560 --layers 36 --heads 32 --kv-heads 8 --head-dim 128 --ff 9728 --tied --vocab-from $(vocab qwen2)"
+  )
+  for shape in ${BENCH_SHAPES:-qwen2.5-0.5b llama-3.2-1b qwen3-4b}; do
+    m=$work/$shape-q4_k_m.gguf
+    t0=$(date +%s)
+    [ -f "$m" ] || "$bin/hone-train" make-model ${spec[$shape]} --type q4_k_m --out "$m" 2>> "$out/bench.log"
+    log "$shape: make-model $(( $(date +%s) - t0 )) s, $(du -m "$m" | cut -f1) MiB"
+    for mode in patched ${BENCH_FALLBACK:-}; do
+      steps=6; env_switch=""
+      [ $mode = fallback ] && { steps=2; env_switch="GGML_CUDA_DISABLE_OUT_PROD_QUANT=1"; }
+      nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$out/smi-$shape-$mode.txt" & smi=$!
+      env $env_switch "$bin/hone-train" --model "$m" --data "$dev/text.txt" --out "$out/$shape-$mode" --backend cuda \
+        --steps $steps --ctx 2048 --batch 1 --rank 8 --alpha 16 --json > "$out/$shape-$mode.jsonl" 2>> "$out/bench.log"
+      rc=$?; kill $smi 2>/dev/null
+      log "$shape $mode: exit $rc, peak GPU $(sort -n "$out/smi-$shape-$mode.txt" | tail -1) MiB used (nvidia-smi); $(python3 "$native/scripts/ops-summary.py" "$out/$shape-$mode/ops.json" "$out/$shape-$mode.jsonl" 2>&1)"
+    done
+    for c in "" ${BENCH_COMPILE:-}; do
+      timeout 300 python3 "$native/scripts/bench-peft.py" "$shape" $c >> "$out/peft.jsonl" 2>> "$out/peft.log"
+      log "$shape peft $c: $(tail -1 "$out/peft.jsonl")"
+    done
+  done
+  ;;
 esac; done
 log "done"

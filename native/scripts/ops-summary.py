@@ -16,6 +16,12 @@ if len(sys.argv) > 2:
     if steps:
         tps = [s["tokens_per_s"] for s in steps[1:]] or [steps[0]["tokens_per_s"]]
         msg += f"; {len(steps)} steps, loss {steps[0]['loss']:.3f} -> {steps[-1]['loss']:.3f}, median {statistics.median(tps):.0f} tok/s after the first"
+mem = ops.get("memory")
+if mem:
+    bufs = ", ".join(f"{b['what']} {b['bytes'] / 2**20:.0f}" for b in mem["buffers"])
+    comp = ", ".join(f"{k} {v / 2**20:.0f}" for k, v in mem["compute_buffer"].items())
+    kinds = ", ".join(f"{k} {v / 2**20:.0f}" for k, v in mem["graph_tensor_bytes_before_reuse"].items())
+    msg += f"\n    memory MiB: {bufs}; compute buffer {comp}; graph tensors before reuse: {kinds}"
 print(msg)
 for reason, n in sorted(fallbacks.items(), key=lambda x: -x[1])[:8]:
     print(f"    {n} x CPU: {reason[:200]}")

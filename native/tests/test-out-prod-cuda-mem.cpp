@@ -31,6 +31,8 @@ int main(int argc, char ** argv) {
     const int64_t n_tok = argc > 3 ? atoll(argv[3]) : 2048;
     const ggml_type type = GGML_TYPE_Q4_K;
 
+    // CUDA graphs capture repeated computes and keep their own memory: not the op's transient.
+    setenv("GGML_CUDA_DISABLE_GRAPHS", "1", 1);
     ggml_backend_t be = ggml_backend_cuda_init(0);
     if (!be) { fprintf(stderr, "no CUDA device\n"); return 1; }
 
