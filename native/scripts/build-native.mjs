@@ -63,7 +63,8 @@ function main() {
     defs.CMAKE_CXX_COMPILER_LAUNCHER = 'ccache';
     if (cuda) defs.CMAKE_CUDA_COMPILER_LAUNCHER = 'ccache';
   }
-  const key = createHash('sha256').update(JSON.stringify(defs)).digest('hex').slice(0, 12);
+  // One build folder per checkout and configuration (CMake ties a build folder to its source).
+  const key = createHash('sha256').update(JSON.stringify({ defs, nativeDir })).digest('hex').slice(0, 12);
   const buildDir = process.env.HONE_BUILD_DIR || path.join(cacheDir(), 'build', key);
   const gen = has('ninja') ? ['-G', 'Ninja'] : [];
   const jobs = String(Number(process.env.HONE_JOBS) || os.availableParallelism());
