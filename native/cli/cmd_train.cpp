@@ -17,6 +17,7 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <set>
 #include <thread>
 #include <vector>
 #ifndef _WIN32
@@ -120,6 +121,47 @@ bool write_atomic(const std::string & path, const std::string & content) {
     return true;
 }
 
+// "0", "123456", "512K", "640M", "8G" (powers of 1024) -> bytes; -1 when malformed.
+int64_t parse_bytes(const std::string & s) {
+    if (s.empty()) return -1;
+    size_t used = 0;
+    double v = 0;
+    try { v = std::stod(s, &used); } catch (...) { return -1; }
+    const std::string unit = s.substr(used);
+    double mul = 1;
+    if (unit == "K" || unit == "k" || unit == "KiB") mul = 1024.0;
+    else if (unit == "M" || unit == "MiB") mul = 1024.0 * 1024.0;
+    else if (unit == "G" || unit == "GiB") mul = 1024.0 * 1024.0 * 1024.0;
+    else if (!unit.empty()) return -1;
+    return v < 0 ? -1 : (int64_t) (v * mul);
+}
+
+std::string mib(long long bytes) {
+    char b[64];
+    snprintf(b, sizeof(b), "%.1f MiB", bytes / (1024.0 * 1024.0));
+    return b;
+}
+
+// One line per memory pool of the plan: what training allocates there against what is free.
+void print_plan(const Config & memory) {
+    for (const auto & p : memory["backends"]) {
+        std::string line = "memory plan: " + p["pool"].get<std::string>() + " " + mib(p["plan_bytes"].get<long long>()) + " to allocate";
+        if (p["resident_bytes"].get<long long>() > 0) line += " + " + mib(p["resident_bytes"].get<long long>()) + " already resident";
+        if (p["mapped_bytes"].get<long long>() > 0) line += " + " + mib(p["mapped_bytes"].get<long long>()) + " mapped weights";
+        line += p["limit_bytes"].get<long long>() > 0 ? "; " + mib(p["limit_bytes"].get<long long>()) + " available" : "; free memory unknown";
+        fprintf(stderr, "%s%s\n", line.c_str(), p["fits"].get<bool>() ? "" : "  DOES NOT FIT");
+    }
+}
+
+Config memory_report(hone_trainer * trainer) {
+    char * s = nullptr;
+    hone_error err{};
+    if (hone_trainer_memory_report(trainer, &s, &err) != HONE_OK) return Config::object();
+    Config c = Config::parse(s);
+    hone_string_free(s);
+    return c;
+}
+
 int32_t schedule_from_name(const std::string & s) {
     if (s == "constant") return HONE_LR_CONSTANT;
     if (s == "linear") return HONE_LR_LINEAR;
@@ -129,9 +171,37 @@ int32_t schedule_from_name(const std::string & s) {
 
 } // namespace
 
+// --dry-run: the graphs are built and scheduled and the memory planned; DIR/ops.json is
+// written and the plan printed; exit 1 (out_of_memory) when a real run would be refused.
+static int dry_run_report(bool json, hone_trainer * trainer, const std::string & out_dir) {
+    hone_error err{};
+    char * ops = nullptr;
+    if (hone_trainer_op_report(trainer, &ops, &err) != HONE_OK) return report_error(json, status_code(err.code), err.message);
+    const std::string ops_s = ops;
+    hone_string_free(ops);
+    std::error_code ec;
+    fs::create_directories(out_dir, ec);
+    if (ec) return report_error(json, "io_error", out_dir + ": cannot create the output folder: " + ec.message());
+    if (!write_atomic(out_dir + "/ops.json", ops_s + "\n")) return report_error(json, "io_error", out_dir + "/ops.json: cannot write");
+    const Config memory = memory_report(trainer);
+    const hone_status fits = hone_trainer_check_memory(trainer, &err);
+    if (json) {
+        emit(JsonObject().str("type", "plan").str("ops", out_dir + "/ops.json").boolean("fits", fits == HONE_OK).raw("memory", memory.dump()));
+    } else {
+        print_plan(memory);
+        fprintf(stderr, "dry run: wrote %s/ops.json\n", out_dir.c_str());
+    }
+    return fits == HONE_OK ? 0 : report_error(json, status_code(err.code), err.message);
+}
+
 int cmd_train(int argc, char ** argv) {
-    Args a(argc, argv, 1, train_option_names(), { "json" });
+    // --test-*: for tests only (docs/ops-json.md), never saved in a run's configuration.
+    std::set<std::string> options = train_option_names();
+    options.insert({ "test-refuse-ops", "test-frozen-param" });
+    Args a(argc, argv, 1, options, { "json", "dry-run", "profile" });
     const bool json = a.flag("json");
+    const bool dry_run = a.flag("dry-run");
+    const std::string test_refuse_ops = a.str("test-refuse-ops"), test_frozen_param = a.str("test-frozen-param");
     const std::string resume = a.has("resume") ? fs::absolute(a.str("resume")).lexically_normal().string() : "";
     Config cfg;
     try {
@@ -164,6 +234,16 @@ int cmd_train(int argc, char ** argv) {
         return report_error(json, "invalid_argument", "unknown learning-rate schedule '" + cfg["schedule"].get<std::string>() + "' (constant, linear or cosine)");
     }
     if (ap.rank < 1) return report_error(json, "invalid_argument", "LoRA rank must be at least 1 (got " + std::to_string(ap.rank) + ")");
+    tp.dry_run = dry_run;
+    tp.profile = a.flag("profile");
+    tp.memory_limit = parse_bytes(cfg["memory_limit"].get<std::string>());
+    if (tp.memory_limit < 0) {
+        return report_error(json, "invalid_argument", "--memory-limit must be a size in bytes, optionally with K, M or G (got '" +
+                            cfg["memory_limit"].get<std::string>() + "')");
+    }
+    if (a.has("test-refuse-ops")) tp.test_refuse_ops = test_refuse_ops.c_str();
+    if (a.has("test-frozen-param")) tp.test_frozen_param = test_frozen_param.c_str();
+    if (a.has("test-frozen-param") && !dry_run) return report_error(json, "invalid_argument", "--test-frozen-param needs --dry-run (a base weight is never trained)");
     const double eval_split = cfg["eval_split"];
     if (eval_split < 0.0 || eval_split >= 1.0) return report_error(json, "invalid_argument", "--eval-split must be in [0, 1) (got " + std::to_string(eval_split) + ")");
     if (eval_split > 0.0 && !eval_path.empty()) return report_error(json, "invalid_argument", "give --eval-data or --eval-split, not both");
@@ -210,11 +290,12 @@ int cmd_train(int argc, char ** argv) {
     hone_model_get_info(model, &info);
     char targets_s[256];
     hone_format_targets(ap.targets, targets_s, sizeof(targets_s));
+    if (dry_run) return dry_run_report(json, trainer, out_dir);
     if (json) {
         emit(JsonObject().str("type", "start").str("model", model_path).str("arch", info.arch).str("backend", info.backend)
             .integer("sequences", (long long) data.tokens.size()).integer("eval_sequences", (long long) eval.tokens.size())
             .integer("truncated", truncated).integer("adapter_params", hone_adapter_n_params(adapter))
-            .integer("start_step", hone_trainer_step(trainer)).str("resumed_from", resume)
+            .integer("start_step", hone_trainer_step(trainer)).str("resumed_from", resume).raw("memory", memory_report(trainer).dump())
             .str("note", "flash attention is off for training: ggml has no backward for it"));
     } else {
         fprintf(stderr, "model %s (%s, %d layers) on %s; %zu sequences of up to %d tokens (%zu held out); LoRA r=%d alpha=%g on %s (%lld params)\n"
@@ -223,6 +304,7 @@ int cmd_train(int argc, char ** argv) {
                 ap.alpha, targets_s, (long long) hone_adapter_n_params(adapter));
         if (truncated) fprintf(stderr, "note: %lld sequence(s) are longer than --ctx %d + 1 tokens and are truncated on the right\n", (long long) truncated, tp.n_ctx);
         if (!resume.empty()) fprintf(stderr, "resuming %s at step %d\n", resume.c_str(), hone_trainer_step(trainer));
+        print_plan(memory_report(trainer));
     }
 
     Events ev{ json };
@@ -256,6 +338,7 @@ int cmd_train(int argc, char ** argv) {
              .num("elapsed_s", ev.last.elapsed_s).num("tokens_per_s", ev.last.elapsed_s > 0 ? ev.last.tokens / ev.last.elapsed_s : 0)
              .num("peak_rss_mib", peak_rss_mib()).dump())
         .str("last_checkpoint", ev.last_checkpoint)
+        .raw("memory", memory_report(trainer).dump())
         .dump();
     if (!write_atomic(out_dir + "/run.json", run + "\n")) return report_error(json, "io_error", out_dir + "/run.json: cannot write");
     char * ops = nullptr;

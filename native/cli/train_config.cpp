@@ -24,7 +24,7 @@ const Spec SPECS[] = {
     { "weight-decay", NUM, true },  { "max-grad-norm", NUM, true }, { "steps", INT, true },     { "epochs", INT, true },
     { "ctx", INT, true },           { "batch", INT, true },        { "ubatch", INT, true },
     { "out", PATH, false },         { "backend", STR, false },     { "threads", INT, false },    { "eval-every", INT, false },
-    { "checkpoint-every", INT, false }, { "keep-checkpoints", INT, false },
+    { "checkpoint-every", INT, false }, { "keep-checkpoints", INT, false }, { "memory-limit", STR, false },
 };
 
 std::string key_of(const char * option) {
@@ -71,6 +71,7 @@ void fill_defaults(Config & c) {
     def("eval_every", 0);
     def("checkpoint_every", 0);
     def("keep_checkpoints", tp.keep_checkpoints);
+    def("memory_limit", "0");
 }
 
 Config read_checkpoint_config(const std::string & dir) {

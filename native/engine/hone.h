@@ -146,6 +146,19 @@ typedef struct {
     int32_t keep_checkpoints;     // newest checkpoints kept; 0: keep all
     const char * run_config_json; // caller's configuration (a JSON object), stored verbatim in every
                                   // checkpoint's state.json as "config"; NULL: {}
+    bool dry_run;           // build and schedule the graphs and plan memory, allocate no compute buffer (the
+                            // gradient accumulators and optimizer state are allocated: adapter-sized); such a
+                            // trainer reports (op report, memory plan) but cannot train; the plan is not enforced
+    bool profile;           // per-node wall time in the op report: every other step is profiled (each node
+                            // synchronised), and the report compares profiled with unprofiled step time
+    int64_t memory_limit;   // bytes the trainer may allocate in each memory pool (system memory, each GPU) on top
+                            // of the model and adapter; 0: the pool's free memory. hone_trainer_init refuses a
+                            // plan that does not fit (HONE_E_MEMORY, naming the sizes and what to lower)
+    // Tests only (NULL in normal use).
+    const char * test_refuse_ops;   // comma-separated ggml op names: schedule a CPU backend instance that refuses
+                                    // them before the real backends, so CPU fallbacks can be seen without a GPU
+    const char * test_frozen_param; // name of a base tensor (F32/F16) to mark trainable, to show the gradient-waste
+                                    // detector at work; dry runs only (the base is never updated)
 } hone_train_params;
 
 hone_train_params hone_train_default_params(void);
@@ -218,6 +231,12 @@ void        hone_trainer_free(hone_trainer * trainer);
 // aggregates, split transitions, copies, CPU-fallback reasons and gradient waste, as JSON
 // (schema: docs/ops-json.md). *json is malloc'd: free it with hone_string_free.
 hone_status hone_trainer_op_report(hone_trainer * trainer, char ** json, hone_error * err);
+// The memory plan beside the measured peak per memory pool (ops.json's "memory" without the
+// graph-derived parts), as JSON; free with hone_string_free.
+hone_status hone_trainer_memory_report(hone_trainer * trainer, char ** json, hone_error * err);
+// HONE_E_MEMORY with the sizes and what to lower when the plan does not fit (a dry run is not
+// refused by hone_trainer_init: this says whether a real run would be).
+hone_status hone_trainer_check_memory(const hone_trainer * trainer, hone_error * err);
 void        hone_string_free(char * s);
 
 // ---- evaluation -------------------------------------------------------------------------

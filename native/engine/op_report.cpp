@@ -72,11 +72,37 @@ static std::string buffer_backend(ggml_backend_sched_t sched, ggml_backend_buffe
 
 // Where a tensor's data lives: the backend of its buffer once allocated (weights, adapter,
 // inputs and, after allocation, every compute tensor), else the scheduler's assignment.
+// Several backends can compute in host memory (the CPU, a BLAS or test backend): there the
+// scheduler's assignment says which one holds it.
 static std::string backend_of(ggml_backend_sched_t sched, const ggml_tensor * t) {
     const ggml_tensor * r = root(t);
-    if (r->buffer) return buffer_backend(sched, r->buffer);
     ggml_backend_t b = ggml_backend_sched_get_tensor_backend(sched, const_cast<ggml_tensor *>(r));
+    if (r->buffer) {
+        if (b && ggml_backend_buffer_is_host(r->buffer) && ggml_backend_buft_is_host(ggml_backend_sched_get_buffer_type(sched, b))) {
+            return ggml_backend_name(b);
+        }
+        return buffer_backend(sched, r->buffer);
+    }
     return b ? ggml_backend_name(b) : "?";
+}
+
+static ggml_backend_t backend_named(ggml_backend_sched_t sched, const std::string & name) {
+    for (int i = 0; i < ggml_backend_sched_get_n_backends(sched); i++) {
+        ggml_backend_t b = ggml_backend_sched_get_backend(sched, i);
+        if (name == ggml_backend_name(b)) return b;
+    }
+    return nullptr;
+}
+
+// Whether a node on `dst` must get a copy of `src` held by `src_backend`: not when dst can
+// read src's memory where it is (both in host memory, say), as the scheduler decides.
+static bool needs_copy(ggml_backend_sched_t sched, const ggml_tensor * src, const std::string & src_backend, const std::string & dst) {
+    if (src_backend == dst) return false;
+    ggml_backend_t d = backend_named(sched, dst), sb = backend_named(sched, src_backend);
+    const ggml_tensor * r = root(src);
+    ggml_backend_buffer_type_t buft = r->buffer ? ggml_backend_buffer_get_type(r->buffer)
+                                                : sb ? ggml_backend_sched_get_buffer_type(sched, sb) : nullptr;
+    return !(d && buft && ggml_backend_supports_buft(d, buft));
 }
 
 static std::string src_summary(const ggml_tensor * t) {
@@ -124,6 +150,7 @@ std::string op_report_json(const OpReportInput & in) {
     std::string prev_backend;
     std::map<std::pair<const ggml_tensor *, std::string>, bool> copied;
     std::unordered_map<const ggml_tensor *, int> layer;
+    std::map<std::pair<std::string, std::string>, std::pair<int64_t, double>> op_time; // (op, backend) -> runs, seconds
 
     auto add_node = [&](int i, const ggml_tensor * t, const char * pass, const std::string & be) {
         const bool compute = !is_view_op(t->op);
@@ -145,6 +172,17 @@ std::string op_report_json(const OpReportInput & in) {
                 .raw("shape", shape_json(t->src[s])).str("backend", backend_of(in.sched, t->src[s])).dump();
         }
         o.raw("src", srcs + "]");
+        if (in.profile) {
+            auto it = in.profile->by_node.find(t);
+            if (it != in.profile->by_node.end() && it->second.runs > 0) {
+                o.num("time_ms", 1e3 * it->second.seconds / (double) it->second.runs);
+                auto & agg = op_time[{ ggml_op_desc(t), be }];
+                agg.first += it->second.runs;
+                agg.second += it->second.seconds;
+            } else {
+                o.raw("time_ms", "null");
+            }
+        }
         if (compute) {
             n_compute++;
             by_op[{ ggml_op_desc(t), be, t->src[0] ? ggml_type_name(t->src[0]->type) : "-" }]++;
@@ -158,14 +196,16 @@ std::string op_report_json(const OpReportInput & in) {
             for (int s = 0; s < GGML_MAX_SRC && t->src[s]; s++) {
                 const std::string sb = backend_of(in.sched, t->src[s]);
                 const ggml_tensor * r = root(t->src[s]);
-                if (sb == be || copied[{ r, be }]) continue;
+                if (!needs_copy(in.sched, t->src[s], sb, be) || copied[{ r, be }]) continue;
                 copied[{ r, be }] = true;
                 copy_bytes += (int64_t) ggml_nbytes(r);
                 copies += (copies.size() > 1 ? "," : "") + JsonObject().str("tensor", r->name).str("from", sb).str("to", be)
                     .integer("bytes", (long long) ggml_nbytes(r)).integer("first_use", i).dump();
             }
             if (has_gpu && be == "CPU") {
-                const std::string why = cpu_reason(in.sched, m, t);
+                const std::string why = std::string(pass) == "optimizer"
+                    ? strfmt("the trainer runs the optimizer graph on the primary backend (%s), beside the adapter and its state", ggml_backend_name(in.opt_backend))
+                    : cpu_reason(in.sched, m, t);
                 o.str("cpu_reason", why);
                 fallbacks += (fallbacks.size() > 1 ? "," : "") + JsonObject().integer("i", i).str("op", ggml_op_desc(t)).str("name", t->name)
                     .integer("layer", li).str("reason", why).dump();
@@ -186,11 +226,12 @@ std::string op_report_json(const OpReportInput & in) {
         }
     }
 
-    // Gradient hygiene: a gradient for a tensor that is neither trainable nor computed from
-    // a trainable tensor never reaches a parameter update.
+    // Gradient hygiene, two ways. (1) A gradient for a forward tensor that is neither trainable
+    // nor computed from a trainable tensor never reaches a parameter update. (2) Every
+    // backward node from which no trainable tensor's gradient is computed is work for nothing:
+    // walk back from the trainable tensors' gradients and list the backward nodes not reached.
     std::unordered_map<const ggml_tensor *, bool> depends;
     std::string waste = "[";
-    int64_t waste_nodes = 0;
     for (int i = 0; i < in.n_forward_nodes; i++) {
         const ggml_tensor * t = ggml_graph_node(in.graph, i);
         bool d = in.trainable.count(t) > 0;
@@ -198,10 +239,33 @@ std::string op_report_json(const OpReportInput & in) {
         depends[t] = d;
         const ggml_tensor * g = ggml_graph_get_grad(in.graph, t);
         if (g && !d) {
-            waste_nodes++;
             waste += (waste.size() > 1 ? "," : "") + JsonObject().str("tensor", t->name).str("grad", g->name).str("op", ggml_op_desc(g))
                 .integer("bytes", (long long) ggml_nbytes(g)).num("flops", estimate_flops(g)).dump();
         }
+    }
+    std::unordered_map<const ggml_tensor *, bool> useful;
+    std::vector<const ggml_tensor *> todo;
+    for (const ggml_tensor * p : in.trainable) {
+        for (const ggml_tensor * g : { ggml_graph_get_grad(in.graph, p), ggml_graph_get_grad_acc(in.graph, p) }) if (g) todo.push_back(g);
+    }
+    while (!todo.empty()) {
+        const ggml_tensor * t = todo.back();
+        todo.pop_back();
+        if (useful[t]) continue;
+        useful[t] = true;
+        for (int s = 0; s < GGML_MAX_SRC && t->src[s]; s++) todo.push_back(t->src[s]);
+        if (t->view_src) todo.push_back(t->view_src);
+    }
+    std::string wasted = "[";
+    int64_t waste_nodes = 0;
+    double waste_flops = 0.0;
+    for (int i = in.n_forward_nodes; i < n; i++) {
+        const ggml_tensor * t = ggml_graph_node(in.graph, i);
+        if (useful[t] || is_view_op(t->op)) continue;
+        waste_nodes++;
+        waste_flops += estimate_flops(t);
+        wasted += (wasted.size() > 1 ? "," : "") + JsonObject().integer("i", i).str("op", ggml_op_desc(t)).str("name", t->name)
+            .integer("layer", layer.count(t) ? layer[t] : -1).integer("bytes", (long long) ggml_nbytes(t)).num("flops", estimate_flops(t)).dump();
     }
 
     std::string by_op_json = "[";
@@ -216,21 +280,16 @@ std::string op_report_json(const OpReportInput & in) {
         share_json.raw(b.c_str(), JsonObject().integer("nodes", v.first).num("node_share", n_compute ? (double) v.first / n_compute : 0)
             .num("flops", v.second).num("flops_share", total_flops > 0 ? v.second / total_flops : 0).dump());
     }
-    // Memory: static buffers as allocated, the scheduler's compute buffer per backend, and the
-    // bytes of the graph's tensors by kind before the allocator reuses memory between them.
-    std::string buffers = "[";
-    for (auto & b : in.buffers) {
-        buffers += (buffers.size() > 1 ? "," : "") + JsonObject().str("what", b.what).str("backend", b.backend).integer("bytes", (long long) b.bytes).dump();
-    }
+    // Memory: the plan (static buffers as allocated, the scheduler's compute buffer sizes) with
+    // what was measured, and the bytes of the graph's tensors by kind before the allocator
+    // reuses memory between them.
     JsonObject compute;
-    for (int i = 0; i < ggml_backend_sched_get_n_backends(in.sched); i++) {
-        ggml_backend_t b = ggml_backend_sched_get_backend(in.sched, i);
-        compute.integer(ggml_backend_name(b), (long long) ggml_backend_sched_get_buffer_size(in.sched, b));
-    }
+    for (const MemoryItem & it : in.memory->items) if (it.what == "compute_buffer") compute.integer(it.backend.c_str(), (long long) it.bytes);
     std::map<std::string, int64_t> kinds;
     for (int i = 0; i < n; i++) {
         const ggml_tensor * t = ggml_graph_node(in.graph, i);
-        if (t->view_src || t->buffer == nullptr || t->buffer == m.buf_w) continue;
+        if (t->view_src || is_view_op(t->op)) continue;
+        if (t->buffer && ggml_backend_buffer_get_usage(t->buffer) != GGML_BACKEND_BUFFER_USAGE_COMPUTE) continue; // weights, adapter, accumulators
         const std::string name = t->name;
         const char * kind = name.find("kq") != std::string::npos ? "attention_scores"
             : (name.find("logits") != std::string::npos || name.find("labels") != std::string::npos) ? "logits_labels" : "activations_and_gradients";
@@ -238,15 +297,40 @@ std::string op_report_json(const OpReportInput & in) {
     }
     JsonObject kinds_json;
     for (auto & [k, v] : kinds) kinds_json.integer(k.c_str(), v);
-    const std::string memory = JsonObject().raw("buffers", buffers + "]").raw("compute_buffer", compute.dump())
+    const std::string memory = JsonObject().raw("items", memory_items_json(*in.memory)).raw("backends", memory_backends_json(*in.memory))
+        .integer("limit_bytes", (long long) in.memory->limit).integer("kv_cache_bytes", 0).raw("compute_buffer", compute.dump())
         .raw("graph_tensor_bytes_before_reuse", kinds_json.dump()).dump();
 
-    return JsonObject().str("schema", "hone.ops/1").raw("backends", backends).raw("memory", memory)
-        .integer("n_nodes", n + (in.opt_graph ? ggml_graph_n_nodes(in.opt_graph) : 0)).integer("n_compute_nodes", n_compute)
+    std::string profile = "null";
+    if (in.profile) {
+        auto mean = [](const std::vector<double> & v) { double a = 0; for (double x : v) a += x; return v.empty() ? 0.0 : a / (double) v.size(); };
+        const double sp = mean(in.profile->profiled_steps), su = mean(in.profile->plain_steps);
+        std::string ops = "[";
+        double node_s = 0.0;
+        for (auto & [k, v] : op_time) {
+            node_s += v.second;
+            ops += (ops.size() > 1 ? "," : "") + JsonObject().str("op", k.first).str("backend", k.second).integer("runs", v.first)
+                .num("total_ms", 1e3 * v.second).dump();
+        }
+        JsonObject pj;
+        pj.integer("steps_profiled", (long long) in.profile->profiled_steps.size()).integer("steps_unprofiled", (long long) in.profile->plain_steps.size());
+        if (sp > 0) pj.num("step_s_profiled", sp); else pj.raw("step_s_profiled", "null");
+        if (su > 0) pj.num("step_s_unprofiled", su); else pj.raw("step_s_unprofiled", "null");
+        if (sp > 0 && su > 0) pj.num("slowdown", sp / su); else pj.raw("slowdown", "null");
+        pj.num("node_time_s", node_s).raw("by_op", ops + "]");
+        profile = pj.dump();
+    }
+
+    const int n_opt = in.opt_graph ? ggml_graph_n_nodes(in.opt_graph) : 0;
+    return JsonObject().str("schema", "hone.ops/1").boolean("dry_run", in.dry_run).raw("backends", backends).raw("memory", memory)
+        .raw("graph", JsonObject().integer("forward_nodes", in.n_forward_nodes).integer("backward_nodes", n - in.n_forward_nodes)
+             .integer("optimizer_nodes", n_opt).integer("trainable_tensors", (long long) in.trainable.size()).dump())
+        .integer("n_nodes", n + n_opt).integer("n_compute_nodes", n_compute)
         .integer("n_splits", ggml_backend_sched_get_n_splits(in.sched)).integer("n_copies", ggml_backend_sched_get_n_copies(in.sched))
         .integer("copy_bytes", copy_bytes).raw("share", share_json.dump()).raw("by_op", by_op_json + "]")
         .raw("transitions", transitions + "]").raw("copies", copies + "]").raw("cpu_fallbacks", fallbacks + "]")
-        .integer("gradient_waste_nodes", waste_nodes).raw("gradient_waste", waste + "]").raw("nodes", nodes + "]").dump();
+        .integer("gradient_waste_nodes", waste_nodes).num("gradient_waste_flops", waste_flops).raw("gradient_waste", waste + "]")
+        .raw("gradient_waste_backward_nodes", wasted + "]").raw("profile", profile).raw("nodes", nodes + "]").dump();
 }
 
 } // namespace hone
@@ -274,18 +358,31 @@ hone_status hone_trainer_op_report(hone_trainer * tr, char ** json, hone_error *
             if (ggml_graph_node(tr->gb, i) == tr->loss) { in.n_forward_nodes = i + 1; break; }
         }
         for (auto & p : tr->adapter->pairs) { in.trainable.insert(p.a); in.trainable.insert(p.b); }
-        const std::string primary = ggml_backend_name(tr->model->backends.primary);
-        const std::string wb = ggml_backend_buffer_is_host(tr->model->buf_w) ? "CPU" : primary;
-        in.buffers = {
-            { "weights", wb, ggml_backend_buffer_get_size(tr->model->buf_w) },
-            { "adapter", primary, ggml_backend_buffer_get_size(tr->adapter->buf) },
-            { "gradient_accumulators", primary, ggml_backend_buffer_get_size(tr->buf_accs) },
-            { "optimizer_state", primary, ggml_backend_buffer_get_size(tr->buf_state) },
-        };
+        in.memory = &tr->memory;
+        in.profile = tr->profile.get();
+        in.dry_run = tr->p.dry_run;
         const std::string s = op_report_json(in);
         *json = (char *) malloc(s.size() + 1);
         if (!*json) throw std::bad_alloc();
         memcpy(*json, s.c_str(), s.size() + 1);
+    });
+}
+
+hone_status hone_trainer_memory_report(hone_trainer * tr, char ** json, hone_error * err) {
+    return guard(err, [&] {
+        HONE_CHECK_ARG(tr && json, "trainer and output are required");
+        const std::string s = JsonObject().raw("items", memory_items_json(tr->memory)).raw("backends", memory_backends_json(tr->memory))
+            .integer("limit_bytes", (long long) tr->memory.limit).integer("kv_cache_bytes", 0).dump();
+        *json = (char *) malloc(s.size() + 1);
+        if (!*json) throw std::bad_alloc();
+        memcpy(*json, s.c_str(), s.size() + 1);
+    });
+}
+
+hone_status hone_trainer_check_memory(const hone_trainer * tr, hone_error * err) {
+    return guard(err, [&] {
+        HONE_CHECK_ARG(tr, "trainer is required");
+        check_plan_fits(tr->memory, *tr);
     });
 }
 

@@ -2,6 +2,9 @@
 // assignment and the backends' own supports_op, never from a hand-kept list.
 #pragma once
 
+#include "memory_plan.h"
+#include "op_profile.h"
+
 #include "ggml-backend.h"
 #include "ggml.h"
 
@@ -21,9 +24,9 @@ struct OpReportInput {
     int n_forward_nodes = 0;              // the first n nodes of `graph` are the forward pass
     const hone_model * model = nullptr;
     std::set<const ggml_tensor *> trainable; // the adapter's tensors
-    // Static allocations, in bytes, with the backend that holds them.
-    struct Buffer { std::string what; std::string backend; size_t bytes; };
-    std::vector<Buffer> buffers;
+    const MemoryPlan * memory = nullptr;     // the plan, with what was measured
+    const OpProfile * profile = nullptr;     // per-node times (--profile), may be null
+    bool dry_run = false;                    // scheduled but never allocated nor run
 };
 
 // The report as a JSON document (schema: docs/ops-json.md).

@@ -5,6 +5,7 @@
 #include "lora.h"
 #include "model.h"
 #include "optimizer.h"
+#include "refusing_backend.h"
 #include "schedule.h"
 
 #include <algorithm>
@@ -12,7 +13,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <map>
 #include <string>
 
 using namespace hone;
@@ -21,8 +21,10 @@ hone_trainer::~hone_trainer() {
     if (norm_alloc) ggml_gallocr_free(norm_alloc);
     if (opt_alloc) ggml_gallocr_free(opt_alloc);
     if (sched) ggml_backend_sched_free(sched);
+    if (test_backend) ggml_backend_free(test_backend);
     if (buf_accs) ggml_backend_buffer_free(buf_accs);
     if (buf_state) ggml_backend_buffer_free(buf_state);
+    if (frozen_param) frozen_param->flags &= ~GGML_TENSOR_FLAG_PARAM; // the model outlives this trainer
     for (ggml_context * c : { ctx_opt, ctx_accs, ctx_state, ctx_compute }) if (c) ggml_free(c);
 }
 
@@ -30,7 +32,22 @@ hone_trainer::~hone_trainer() {
 // graph; llama.cpp's inference-sized graph overflows at 16 layers, so size from layers.
 static size_t training_graph_size(const hone_model & m) { return 4096 + (size_t) m.hp.n_layer * 1024; }
 
-static void build(hone_trainer & tr) {
+// Tests only: a base tensor marked trainable, so the op report's gradient-waste detector has
+// something to find. It gets no accumulator and no optimizer state: nothing can update it.
+static ggml_tensor * mark_frozen_param(hone_trainer & tr) {
+    if (tr.test_frozen_param.empty()) return nullptr;
+    HONE_CHECK_ARG(tr.p.dry_run, "marking a base tensor trainable ('%s') is for dry runs only", tr.test_frozen_param.c_str());
+    ggml_tensor * w = tr.model->weight(tr.test_frozen_param, false);
+    HONE_CHECK_ARG(w, "%s: the model has no tensor '%s' to mark trainable", tr.model->path.c_str(), tr.test_frozen_param.c_str());
+    HONE_CHECK_ARG(w->type == GGML_TYPE_F32 || w->type == GGML_TYPE_F16, "%s: tensor '%s' is %s; only F32/F16 tensors can have a gradient",
+                   tr.model->path.c_str(), w->name, ggml_type_name(w->type));
+    ggml_set_param(w);
+    return w;
+}
+
+// The graphs and the scheduler, nothing allocated: forward (evaluation), forward + backward
+// (training), the optimizer's two small graphs.
+static void build_graphs(hone_trainer & tr) {
     hone_model & m = *tr.model;
     hone_adapter & ad = *tr.adapter;
     const size_t gsize = training_graph_size(m);
@@ -39,6 +56,7 @@ static void build(hone_trainer & tr) {
     ggml_context * ctx = tr.ctx_compute;
 
     for (auto & p : ad.pairs) { ggml_set_param(p.a); ggml_set_param(p.b); }
+    tr.frozen_param = mark_frozen_param(tr);
     tr.in = make_forward_inputs(ctx, tr.T, tr.B);
     ggml_tensor * logits = build_forward(ctx, m, &ad, tr.in, tr.T, tr.B);
     tr.loss = build_loss(ctx, logits, tr.li, m.hp.n_vocab, tr.T * tr.B);
@@ -54,10 +72,12 @@ static void build(hone_trainer & tr) {
     tr.ctx_accs = ggml_init({ ggml_tensor_overhead() * (n_pairs * 2 + 1), nullptr, true });
     tr.ctx_state = ggml_init({ ggml_tensor_overhead() * (n_pairs * 4 + 8), nullptr, true });
     std::vector<ggml_tensor *> accs(ggml_graph_n_nodes(tr.gf), nullptr);
-    ggml_tensor * loss_seed = nullptr;
+    bool frozen_used = false;
     for (int i = 0; i < ggml_graph_n_nodes(tr.gf); i++) {
         ggml_tensor * node = ggml_graph_node(tr.gf, i);
-        if (node->flags & GGML_TENSOR_FLAG_PARAM) {
+        if (node == tr.frozen_param) {
+            frozen_used = true;
+        } else if (node->flags & GGML_TENSOR_FLAG_PARAM) {
             accs[i] = ggml_new_tensor(tr.ctx_accs, GGML_TYPE_F32, GGML_MAX_DIMS, node->ne);
             ggml_format_name(accs[i], "grad_acc.%s", node->name);
             ParamState ps;
@@ -65,27 +85,41 @@ static void build(hone_trainer & tr) {
             ps.acc = accs[i];
             tr.params.push_back(ps);
         } else if (node->flags & GGML_TENSOR_FLAG_LOSS) {
-            loss_seed = accs[i] = ggml_new_tensor_1d(tr.ctx_state, GGML_TYPE_F32, 1);
-            ggml_set_name(loss_seed, "loss_seed_grad");
+            accs[i] = ggml_new_tensor_1d(tr.ctx_state, GGML_TYPE_F32, 1);
+            ggml_set_name(accs[i], "loss_seed_grad");
         }
     }
+    HONE_CHECK_ARG(!tr.frozen_param || frozen_used, "tensor '%s' is not used by the training graph", tr.test_frozen_param.c_str());
     tr.gb = ggml_graph_dup(ctx, tr.gf, true);
     ggml_build_backward_expand(ctx, tr.gb, accs.data());
     build_optimizer(tr);
 
-    ggml_backend_t primary = m.backends.primary;
+    std::vector<ggml_backend_t> list = m.backends.list();
+    if (!tr.test_refuse_ops.empty()) {
+        tr.test_backend = refusing_backend_init(tr.test_refuse_ops, m.n_threads);
+        list.insert(list.begin(), tr.test_backend);
+    }
+    tr.sched = ggml_backend_sched_new(list.data(), nullptr, (int) list.size(), gsize, false, true);
+}
+
+// Gradient accumulators, optimizer state and the optimizer graphs: adapter-sized.
+static void allocate_static(hone_trainer & tr) {
+    ggml_backend_t primary = tr.model->backends.primary;
     tr.buf_accs = ggml_backend_alloc_ctx_tensors(tr.ctx_accs, primary);
     tr.buf_state = ggml_backend_alloc_ctx_tensors(tr.ctx_state, primary);
     if (!tr.buf_accs || !tr.buf_state) fail(HONE_E_MEMORY, "not enough %s memory for gradients and optimizer state", ggml_backend_name(primary));
     ggml_backend_buffer_clear(tr.buf_accs, 0);
     ggml_backend_buffer_clear(tr.buf_state, 0);
     const float one = 1.0f;
-    ggml_backend_tensor_set(loss_seed, &one, 0, sizeof(one));
+    ggml_backend_tensor_set(ggml_get_tensor(tr.ctx_state, "loss_seed_grad"), &one, 0, sizeof(one));
     alloc_optimizer(tr);
+}
 
-    std::vector<ggml_backend_t> list = m.backends.list();
-    tr.sched = ggml_backend_sched_new(list.data(), nullptr, (int) list.size(), gsize, false, true);
-    if (!ggml_backend_sched_alloc_graph(tr.sched, tr.gb)) {
+// The training graph's compute buffers: activations, gradients, attention scores, logits.
+static void allocate_compute(hone_trainer & tr) {
+    // Planning sized the buffers without allocating them: reserve allocates them (allocating
+    // the graph straight after a size-only reserve would use buffers that do not exist).
+    if (!ggml_backend_sched_reserve(tr.sched, tr.gb) || !ggml_backend_sched_alloc_graph(tr.sched, tr.gb)) {
         fail(HONE_E_MEMORY, "not enough memory for the training graph at context %d x %d sequence(s): lower --ctx or --ubatch, or the rank",
              tr.T, tr.B);
     }
@@ -99,30 +133,6 @@ static void use_graph(hone_trainer & tr, ggml_cgraph * g) {
     if (!ggml_backend_sched_alloc_graph(tr.sched, g)) fail(HONE_E_MEMORY, "cannot allocate the %s graph", g == tr.gb ? "training" : "evaluation");
     tr.sched_graph = g;
 }
-
-// Per-op wall time: the scheduler computes one node at a time and we time each (this
-// synchronises every node, so it slows the step; measurement only).
-struct OpProfile {
-    std::map<std::string, std::pair<int64_t, double>> by_op;
-    std::chrono::steady_clock::time_point last;
-    static bool cb(ggml_tensor * t, bool ask, void * ud) {
-        auto * p = static_cast<OpProfile *>(ud);
-        const auto now = std::chrono::steady_clock::now();
-        if (ask) { p->last = now; return true; }
-        std::string key = ggml_op_desc(t);
-        if (t->src[0]) key += std::string(" ") + ggml_type_name(t->src[0]->type);
-        auto & e = p->by_op[key];
-        e.first++;
-        e.second += std::chrono::duration<double>(now - p->last).count();
-        return true;
-    }
-    void print() const {
-        double total = 0;
-        for (auto & [k, v] : by_op) total += v.second;
-        fprintf(stderr, "op profile (%.3f s total)\n", total);
-        for (auto & [k, v] : by_op) if (v.second > 0.01 * total) fprintf(stderr, "  %-28s %6lld nodes %8.3f s %5.1f%%\n", k.c_str(), (long long) v.first, v.second, 100 * v.second / total);
-    }
-};
 
 // Uploads one micro-batch (a null entry is an empty sequence: padding, no loss) and the
 // scale that turns its mean-over-rows cross-entropy into its share of the step's loss.
@@ -230,6 +240,11 @@ hone_train_params hone_train_default_params(void) {
     p.checkpoint_every = 0;
     p.keep_checkpoints = 3;
     p.run_config_json = nullptr;
+    p.dry_run = false;
+    p.profile = false;
+    p.memory_limit = 0;
+    p.test_refuse_ops = nullptr;
+    p.test_frozen_param = nullptr;
     return p;
 }
 
@@ -255,17 +270,31 @@ hone_status hone_trainer_init(hone_model * model, hone_adapter * adapter, const 
         HONE_CHECK_ARG(p.eval_every >= 0, "evaluation interval must be >= 0 (got %d)", p.eval_every);
         HONE_CHECK_ARG(p.checkpoint_every >= 0, "checkpoint interval must be >= 0 (got %d)", p.checkpoint_every);
         HONE_CHECK_ARG(p.keep_checkpoints >= 0, "checkpoints to keep must be >= 0 (got %d)", p.keep_checkpoints);
+        HONE_CHECK_ARG(p.memory_limit >= 0, "memory limit must be >= 0 bytes (0: the free memory; got %lld)", (long long) p.memory_limit);
         auto tr = std::make_unique<hone_trainer>();
         tr->model = model;
         tr->adapter = adapter;
         tr->p = p;
         tr->checkpoint_dir = p.checkpoint_dir ? p.checkpoint_dir : "";
         tr->run_config = p.run_config_json ? p.run_config_json : "{}";
+        tr->test_refuse_ops = p.test_refuse_ops ? p.test_refuse_ops : "";
+        tr->test_frozen_param = p.test_frozen_param ? p.test_frozen_param : "";
         tr->p.checkpoint_dir = nullptr; // the owned copies are the ones used
         tr->p.run_config_json = nullptr;
+        tr->p.test_refuse_ops = nullptr;
+        tr->p.test_frozen_param = nullptr;
         tr->T = p.n_ctx;
         tr->B = p.n_ubatch;
-        build(*tr);
+        if (p.profile) tr->profile = std::make_unique<OpProfile>();
+        // Plan before the compute buffer exists: free memory is read before anything is allocated.
+        tr->memory = start_memory_plan(*tr, p.memory_limit);
+        build_graphs(*tr);
+        allocate_static(*tr);
+        finish_memory_plan(tr->memory, *tr);
+        if (!p.dry_run) {
+            check_plan_fits(tr->memory, *tr);
+            allocate_compute(*tr);
+        }
         *out = tr.release();
     });
 }
@@ -284,6 +313,7 @@ hone_status hone_trainer_train(hone_trainer * tr, const hone_sequence * seqs, in
                                int32_t n_eval, const hone_train_callbacks * cbs, hone_error * err) {
     return guard(err, [&] {
         HONE_CHECK_ARG(tr && (seqs || n_seqs == 0) && (eval_seqs || n_eval == 0), "trainer and sequences are required");
+        HONE_CHECK_ARG(!tr->p.dry_run, "this trainer was built for a dry run (nothing allocated to train with)");
         const hone_train_params & p = tr->p;
         const hone_train_callbacks cb = cbs ? *cbs : hone_train_callbacks{};
         std::vector<PreparedSeq> data = prepare_all(*tr, seqs, n_seqs, "training");
@@ -301,10 +331,6 @@ hone_status hone_trainer_train(hone_trainer * tr, const hone_sequence * seqs, in
         tr->resumed_data = here;
 
         DataOrder order(n_seqs, p.seed);
-        OpProfile prof;
-        const bool profile = getenv("HONE_PROFILE") != nullptr;
-        if (profile) ggml_backend_sched_set_eval_callback(tr->sched, OpProfile::cb, &prof);
-        struct PrintAtEnd { OpProfile * p; bool on; ~PrintAtEnd() { if (on) p->print(); } } print_at_end{ &prof, profile };
         const auto t0 = std::chrono::steady_clock::now();
         const double elapsed0 = tr->pos.elapsed_s;
         auto elapsed = [&] { return elapsed0 + std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
@@ -335,12 +361,15 @@ hone_status hone_trainer_train(hone_trainer * tr, const hone_sequence * seqs, in
             // Each micro-batch's loss is scaled so their sum is the mean over the step's loss tokens.
             const float scale = step_loss_tokens > 0 ? (float) tr->T * tr->B / (float) step_loss_tokens : 0.0f;
             const int first_micro = tr->pos.micro;
+            const bool profiled = tr->profile && OpProfile::profiles(step);
+            ggml_backend_sched_set_eval_callback(tr->sched, profiled ? OpProfile::on_node : nullptr, tr->profile.get());
             for (int mb = first_micro; mb < n_micro; mb++) {
                 std::vector<const PreparedSeq *> seqs_mb(batch.begin() + mb * tr->B, batch.begin() + (mb + 1) * tr->B);
                 upload_micro_batch(*tr, seqs_mb, scale);
                 tr->pos.loss_sum += compute_loss(*tr, tr->gb, "training", step + 1);
                 tr->pos.tokens += (int64_t) tr->T * tr->B;
                 tr->pos.micro = mb + 1;
+                sample_memory(tr->memory, *tr);
                 const int32_t ctl = cb.poll ? cb.poll(cb.user_data) : HONE_TRAIN_CONTINUE;
                 if (ctl != HONE_TRAIN_CONTINUE) stopping = true;
                 if (ctl == HONE_TRAIN_PAUSE && mb + 1 < n_micro) stop("paused");
@@ -348,10 +377,14 @@ hone_status hone_trainer_train(hone_trainer * tr, const hone_sequence * seqs, in
             const float norm = gradient_norm(*tr);
             const float clip = clip_factor(norm, p.max_grad_norm);
             const float lr = lr_at(p, step + 1, n_steps);
+            ggml_backend_sched_set_eval_callback(tr->sched, nullptr, nullptr);
             if (step_loss_tokens > 0) optimizer_step(*tr, lr, clip);
             else clear_gradients(*tr);
 
             const auto te = std::chrono::steady_clock::now();
+            sample_memory(tr->memory, *tr);
+            if (tr->profile && first_micro == 0) tr->profile->record_step(step, !tr->stepped, std::chrono::duration<double>(te - ts).count());
+            tr->stepped = true;
             hone_step_event ev;
             ev.step = (int32_t) step + 1;
             ev.n_steps = (int32_t) n_steps;

@@ -3,10 +3,13 @@
 #include "batch.h"
 #include "graph.h"
 #include "hone.h"
+#include "memory_plan.h"
+#include "op_profile.h"
 
 #include "ggml-alloc.h"
 #include "ggml-backend.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -49,7 +52,10 @@ struct hone_trainer {
     hone_adapter * adapter = nullptr;
     hone_train_params p{};
     std::string checkpoint_dir, run_config; // owned copies of p's strings
+    std::string test_refuse_ops, test_frozen_param;
     int T = 0, B = 0;
+    ggml_backend_t test_backend = nullptr;   // tests only: the op-refusing backend, scheduled first
+    ggml_tensor * frozen_param = nullptr;    // tests only: a base tensor marked trainable (flag cleared on free)
 
     ggml_context * ctx_compute = nullptr; // inputs, forward, backward
     ggml_context * ctx_state = nullptr;   // AdamW moments, loss seed gradient, AdamW params, clip scale
@@ -71,6 +77,10 @@ struct hone_trainer {
     ggml_tensor * clip_scale = nullptr;   // F32 [1]
     ggml_tensor * grad_sumsq = nullptr;   // F32 [1]
     std::vector<hone::ParamState> params;
+
+    hone::MemoryPlan memory;                     // planned at init, measured while training
+    std::unique_ptr<hone::OpProfile> profile;    // set when p.profile
+    bool stepped = false;                        // a step ran in this process (the first one also allocates)
 
     hone::RunPosition pos;
     hone::DataIdentity resumed_data; // set by hone_trainer_resume

@@ -1,0 +1,203 @@
+#include "memory_plan.h"
+
+#include "error.h"
+#include "json.h"
+#include "lora.h"
+#include "model.h"
+#include "process_memory.h"
+#include "trainer.h"
+
+#include "ggml-cpu.h"
+
+#include <algorithm>
+
+namespace hone {
+
+static const char * const SYSTEM_POOL = "CPU";
+
+// Host buffers are system memory whichever backend computes in them; a device buffer is
+// the memory of the first non-host backend that can use it.
+static std::string pool_of(const hone_trainer & tr, ggml_backend_buffer_type_t buft) {
+    if (ggml_backend_buft_is_host(buft)) return SYSTEM_POOL;
+    for (int i = 0; i < ggml_backend_sched_get_n_backends(tr.sched); i++) {
+        ggml_backend_t b = ggml_backend_sched_get_backend(tr.sched, i);
+        if (ggml_backend_supports_buft(b, buft)) return ggml_backend_name(b);
+    }
+    return ggml_backend_buft_name(buft);
+}
+
+static MemoryPool * find_pool(MemoryPlan & plan, const std::string & name) {
+    for (auto & p : plan.pools) if (p.name == name) return &p;
+    return nullptr;
+}
+
+MemoryPlan start_memory_plan(const hone_trainer & tr, int64_t limit_bytes) {
+    MemoryPlan plan;
+    plan.limit = limit_bytes;
+    MemoryPool cpu;
+    cpu.name = SYSTEM_POOL;
+    cpu.free_bytes = system_available_bytes();
+    size_t f = 0, t = 0;
+    ggml_backend_dev_memory(ggml_backend_get_device(tr.model->backends.cpu), &f, &t);
+    cpu.total_bytes = t;
+    cpu.baseline = process_memory().own;
+    plan.pools.push_back(cpu);
+    ggml_backend_t primary = tr.model->backends.primary;
+    ggml_backend_dev_t dev = ggml_backend_get_device(primary);
+    if (primary != tr.model->backends.cpu && dev && !ggml_backend_buft_is_host(ggml_backend_get_default_buffer_type(primary))) {
+        MemoryPool gpu;
+        gpu.name = ggml_backend_name(primary);
+        gpu.dev = dev;
+        ggml_backend_dev_memory(dev, &f, &t);
+        gpu.free_bytes = f;
+        gpu.total_bytes = t;
+        gpu.baseline = f;
+        plan.pools.push_back(gpu);
+    }
+    return plan;
+}
+
+// The CPU backend keeps one work buffer per backend instance, grown to the largest graph it
+// computed (quantized OUT_PROD's dequantized rows, MUL_MAT's converted activations, ...).
+// ggml_graph_plan sizes it over the whole graph: an upper bound when the CPU runs only part.
+static uint64_t cpu_work_bytes(const hone_trainer & tr, ggml_backend_t b) {
+    bool has_nodes = false;
+    for (int i = 0; i < ggml_graph_n_nodes(tr.gb) && !has_nodes; i++) {
+        ggml_tensor * t = ggml_graph_node(tr.gb, i);
+        has_nodes = ggml_backend_sched_get_tensor_backend(tr.sched, t) == b;
+    }
+    size_t work = 0;
+    if (has_nodes) work = ggml_graph_plan(tr.gb, tr.model->n_threads, nullptr).work_size;
+    if (b == tr.model->backends.primary) {
+        work = std::max(work, ggml_graph_plan(tr.g_opt, tr.model->n_threads, nullptr).work_size);
+        work = std::max(work, ggml_graph_plan(tr.g_norm, tr.model->n_threads, nullptr).work_size);
+    }
+    return work;
+}
+
+void finish_memory_plan(MemoryPlan & plan, hone_trainer & tr) {
+    hone_model & m = *tr.model;
+    ggml_backend_t primary = m.backends.primary;
+    auto add = [&](const char * what, const std::string & backend, const std::string & pool, uint64_t bytes, bool mapped, bool trainer) {
+        MemoryItem it;
+        it.what = what;
+        it.backend = backend;
+        it.pool = pool;
+        it.bytes = bytes;
+        it.mapped = mapped;
+        it.trainer = trainer;
+        plan.items.push_back(it);
+    };
+    auto buffer = [&](const char * what, ggml_backend_buffer_t buf, bool mapped, bool trainer) {
+        const std::string pool = pool_of(tr, ggml_backend_buffer_get_type(buf));
+        add(what, pool == SYSTEM_POOL ? ggml_backend_name(m.backends.cpu) : pool, pool, ggml_backend_buffer_get_size(buf), mapped, trainer);
+    };
+    buffer("weights", m.buf_w, m.map != nullptr, false);
+    buffer("adapter", tr.adapter->buf, false, false);
+    buffer("gradient_accumulators", tr.buf_accs, false, true);
+    buffer("optimizer_state", tr.buf_state, false, true);
+    ggml_backend_buffer_type_t opt_buft = ggml_backend_get_default_buffer_type(primary);
+    add("optimizer_graphs", ggml_backend_name(primary), pool_of(tr, opt_buft),
+        ggml_gallocr_get_buffer_size(tr.opt_alloc, 0) + ggml_gallocr_get_buffer_size(tr.norm_alloc, 0), false, true);
+
+    // The scheduler splits the training graph and sizes each backend's compute buffer exactly
+    // as allocation would, without allocating (evaluation's forward graph is a subset).
+    const int nb = ggml_backend_sched_get_n_backends(tr.sched);
+    std::vector<size_t> sizes(nb, 0);
+    ggml_backend_sched_reserve_size(tr.sched, tr.gb, sizes.data());
+    for (int i = 0; i < nb; i++) {
+        ggml_backend_t b = ggml_backend_sched_get_backend(tr.sched, i);
+        add("compute_buffer", ggml_backend_name(b), pool_of(tr, ggml_backend_sched_get_buffer_type(tr.sched, b)), sizes[i], false, true);
+    }
+    for (int i = 0; i < nb; i++) {
+        ggml_backend_t b = ggml_backend_sched_get_backend(tr.sched, i);
+        if (!ggml_backend_is_cpu(b)) continue;
+        const uint64_t w = cpu_work_bytes(tr, b);
+        if (w) add("cpu_work_buffer", ggml_backend_name(b), SYSTEM_POOL, w, false, true);
+    }
+
+    for (const MemoryItem & it : plan.items) {
+        MemoryPool * p = find_pool(plan, it.pool);
+        if (!p) {
+            plan.pools.push_back(MemoryPool());
+            p = &plan.pools.back();
+            p->name = it.pool;
+        }
+        if (it.trainer) p->plan_bytes += it.bytes;
+        else if (it.mapped) p->mapped_bytes += it.bytes;
+        else p->resident_bytes += it.bytes;
+    }
+    for (MemoryPool & p : plan.pools) {
+        p.limit_bytes = p.free_bytes;
+        if (plan.limit > 0 && (p.limit_bytes == 0 || (uint64_t) plan.limit < p.limit_bytes)) p.limit_bytes = (uint64_t) plan.limit;
+        p.fits = p.limit_bytes == 0 || p.plan_bytes <= p.limit_bytes;
+    }
+}
+
+static std::string mib(uint64_t b) { return strfmt("%.1f MiB", (double) b / (1024.0 * 1024.0)); }
+
+void check_plan_fits(const MemoryPlan & plan, const hone_trainer & tr) {
+    for (const MemoryPool & p : plan.pools) {
+        if (p.fits) continue;
+        std::string parts;
+        for (const MemoryItem & it : plan.items) {
+            if (it.pool != p.name || !it.trainer || it.bytes == 0) continue;
+            parts += strfmt("%s%s%s%s %s", parts.empty() ? "" : ", ", it.what.c_str(), it.backend != p.name ? " on " : "",
+                            it.backend != p.name ? it.backend.c_str() : "", mib(it.bytes).c_str());
+        }
+        const bool limited = plan.limit > 0 && p.limit_bytes == (uint64_t) plan.limit;
+        fail(HONE_E_MEMORY,
+             "the training plan does not fit in %s memory: it needs %s (%s) but %s %s; lower the context (%d tokens), the "
+             "micro-batch (%d sequences), the LoRA rank (%d) or the number of targeted tensors (%zu)",
+             p.name.c_str(), mib(p.plan_bytes).c_str(), parts.c_str(), mib(p.limit_bytes).c_str(),
+             limited ? "is the memory limit" : "is free", tr.T, tr.B, tr.adapter->params.rank, tr.adapter->pairs.size());
+    }
+}
+
+void sample_memory(MemoryPlan & plan, const hone_trainer &) {
+    for (MemoryPool & p : plan.pools) {
+        if (p.name == SYSTEM_POOL) {
+            const ProcessMemory pm = process_memory();
+            if (!pm.known) continue;
+            p.measured = true;
+            p.peak_bytes = std::max(p.peak_bytes, pm.own > p.baseline ? pm.own - p.baseline : 0);
+            p.peak_mapped = std::max(p.peak_mapped, pm.mapped);
+        } else if (p.dev) {
+            size_t f = 0, t = 0;
+            ggml_backend_dev_memory(p.dev, &f, &t);
+            p.measured = true;
+            p.peak_bytes = std::max(p.peak_bytes, p.baseline > f ? p.baseline - f : 0);
+        }
+    }
+}
+
+std::string memory_items_json(const MemoryPlan & plan) {
+    std::string s = "[";
+    for (const MemoryItem & it : plan.items) {
+        s += (s.size() > 1 ? "," : "") + JsonObject().str("what", it.what).str("backend", it.backend).str("pool", it.pool)
+            .integer("bytes", (long long) it.bytes).boolean("mapped", it.mapped).boolean("trainer", it.trainer).dump();
+    }
+    return s + "]";
+}
+
+std::string memory_backends_json(const MemoryPlan & plan) {
+    std::string s = "[";
+    for (const MemoryPool & p : plan.pools) {
+        JsonObject o;
+        o.str("pool", p.name).integer("plan_bytes", (long long) p.plan_bytes).integer("resident_bytes", (long long) p.resident_bytes)
+         .integer("mapped_bytes", (long long) p.mapped_bytes).integer("free_bytes", (long long) p.free_bytes)
+         .integer("total_bytes", (long long) p.total_bytes).integer("limit_bytes", (long long) p.limit_bytes).boolean("fits", p.fits);
+        if (p.measured) {
+            o.integer("measured_peak_bytes", (long long) p.peak_bytes)
+             .num("measured_over_plan", p.plan_bytes ? (double) p.peak_bytes / (double) p.plan_bytes : 0.0);
+            if (p.name == SYSTEM_POOL) o.integer("measured_mapped_bytes", (long long) p.peak_mapped);
+            else o.raw("measured_mapped_bytes", "null");
+        } else {
+            o.raw("measured_peak_bytes", "null").raw("measured_over_plan", "null").raw("measured_mapped_bytes", "null");
+        }
+        s += (s.size() > 1 ? "," : "") + o.dump();
+    }
+    return s + "]";
+}
+
+} // namespace hone

@@ -1,0 +1,70 @@
+// The memory plan of a training run, from the real allocation sizes (the scheduler's
+// measured compute buffers, the static buffers as allocated), never from a formula; the
+// free memory of every backend's device; the refusal when it does not fit; and the peak
+// measured while training, side by side with the plan.
+#pragma once
+
+#include "ggml-backend.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+struct hone_trainer;
+
+namespace hone {
+
+// One allocation. `pool` is where its bytes come from: "CPU" for system memory (any host
+// buffer, whichever backend computes in it), else the GPU backend's name.
+struct MemoryItem {
+    std::string what;    // weights, adapter, gradient_accumulators, optimizer_state, optimizer_graphs,
+                         // compute_buffer, cpu_work_buffer
+    std::string backend; // for compute buffers and work buffers: the backend using it
+    std::string pool;
+    uint64_t bytes = 0;
+    bool mapped = false;  // a read-only file mapping (CPU weights): page cache, not the process's own memory
+    bool trainer = false; // allocated by the trainer (counted against the free memory); else already resident
+};
+
+struct MemoryPool {
+    std::string name;
+    uint64_t plan_bytes = 0;     // the trainer's allocations here (what must still fit)
+    uint64_t resident_bytes = 0; // already resident before the trainer: weights (not mapped), adapter
+    uint64_t mapped_bytes = 0;   // memory-mapped weights
+    uint64_t free_bytes = 0;     // the device's free memory when planned (CPU: the system's available memory); 0: unknown
+    uint64_t total_bytes = 0;    // the device's total memory; 0: unknown
+    uint64_t limit_bytes = 0;    // what the plan may use: free_bytes, or the caller's limit when lower
+    bool fits = true;
+    // Measured while training (0 and measured = false until a step ran).
+    bool measured = false;
+    uint64_t baseline = 0;       // CPU: own resident bytes when planned; GPU: free bytes when planned
+    uint64_t peak_bytes = 0;     // CPU: peak own resident bytes above the baseline; GPU: the largest drop in free memory
+    uint64_t peak_mapped = 0;    // CPU: the most file-backed resident bytes seen (the mapped weights and binaries)
+    ggml_backend_dev_t dev = nullptr; // GPU pools: the device asked for free memory
+};
+
+struct MemoryPlan {
+    std::vector<MemoryItem> items;
+    std::vector<MemoryPool> pools;
+    int64_t limit = 0; // the caller's limit per pool (0: none)
+};
+
+// Captures every pool's free memory and the process's own memory before the trainer
+// allocates anything (the baselines of the plan's fit check and of the measured peak).
+MemoryPlan start_memory_plan(const hone_trainer & tr, int64_t limit_bytes);
+
+// Adds tr's allocations: its static buffers must be allocated and its scheduler fresh (this
+// splits the training graph and sizes its compute buffers without allocating them).
+void finish_memory_plan(MemoryPlan & plan, hone_trainer & tr);
+
+// HONE_E_MEMORY naming the sizes and what to lower, when a pool does not fit.
+void check_plan_fits(const MemoryPlan & plan, const hone_trainer & tr);
+
+// Records the current memory use into the plan's measured fields (call after compute).
+void sample_memory(MemoryPlan & plan, const hone_trainer & tr);
+
+// JSON arrays of ops.json's and run.json's "memory" object (docs/ops-json.md).
+std::string memory_items_json(const MemoryPlan & plan);
+std::string memory_backends_json(const MemoryPlan & plan);
+
+} // namespace hone
