@@ -7,6 +7,15 @@
 #include "hone.h"
 
 #include <cmath>
+#include <filesystem>
+#include <cstdio>
+#include <string>
+#ifndef _WIN32
+#include <unistd.h>
+#else
+#include <process.h>
+#define getpid _getpid
+#endif
 #include <cstdio>
 #include <memory>
 #include <vector>
@@ -27,6 +36,20 @@ int cmd_check_forward(int argc, char ** argv) {
     if (!adapter_path.empty() && hone_adapter_load(model, adapter_path.c_str(), &ad, &err) != HONE_OK) {
         return report_error(json, "bad_adapter", err.message);
     }
+    // --perturb-b: a fresh adapter on every target with a non-zero B (B = 0 would test
+    // nothing), saved to a temporary file so llama.cpp loads exactly the same tensors.
+    std::string tmp_adapter;
+    if (!ad && a.has("perturb-b")) {
+        hone_adapter_params ap = hone_adapter_default_params();
+        ap.rank = 4;
+        ap.alpha = 8.0f;
+        if (hone_adapter_init(model, &ap, &ad, &err) != HONE_OK) return report_error(json, "invalid_argument", err.message);
+        hone_adapter_perturb_b(ad, (float) a.number("perturb-b", 0.05), 7);
+        tmp_adapter = (std::filesystem::temp_directory_path() / ("hone-check-forward-" + std::to_string((long long) getpid()) + ".gguf")).string();
+        if (hone_adapter_save(ad, tmp_adapter.c_str(), &err) != HONE_OK) return report_error(json, "io_error", err.message);
+    }
+    struct RemoveTmp { std::string p; ~RemoveTmp() { if (!p.empty()) std::remove(p.c_str()); } } remove_tmp{ tmp_adapter };
+    const std::string ref_adapter = tmp_adapter.empty() ? adapter_path : tmp_adapter;
     std::unique_ptr<hone_adapter, void (*)(hone_adapter *)> ag(ad, hone_adapter_free);
 
     std::vector<int32_t> toks(text.size() + 8);
@@ -37,7 +60,7 @@ int cmd_check_forward(int argc, char ** argv) {
     hone_model_get_info(model, &info);
     std::vector<float> mine((size_t) n * info.n_vocab), ref((size_t) n * info.n_vocab);
     if (hone_forward_logits(model, ad, toks.data(), n, mine.data(), &err) != HONE_OK) return report_error(json, "forward_failed", err.message);
-    if (hone_reference_logits(model_path.c_str(), ad ? adapter_path.c_str() : nullptr, toks.data(), n, mp.n_threads > 0 ? mp.n_threads : 4,
+    if (hone_reference_logits(model_path.c_str(), ad ? ref_adapter.c_str() : nullptr, toks.data(), n, mp.n_threads > 0 ? mp.n_threads : 4,
                               ref.data(), &err) != HONE_OK) {
         return report_error(json, "reference_failed", err.message);
     }

@@ -127,7 +127,7 @@ int file_type(const std::string & t) {
 
 int cmd_make_model(int argc, char ** argv) {
     Args a(argc, argv, 2, { "arch", "embd", "layers", "heads", "kv-heads", "ff", "head-dim", "vocab-from", "type", "out", "ctx", "seed", "threads",
-             "chat-template-file" },
+             "chat-template-file", "as-arch" },
            { "tied", "json" });
     const bool json = a.flag("json");
     Spec s;
@@ -174,8 +174,11 @@ int cmd_make_model(int argc, char ** argv) {
         fclose(tf);
         gguf_set_val_str(g, "tokenizer.chat_template", tmpl.c_str());
     }
-    const std::string A = s.arch + ".";
-    gguf_set_val_str(g, "general.architecture", s.arch.c_str());
+    // --as-arch: the same tensors under another architecture's name (e.g. gemma shares
+    // llama's tensor names), so the architecture scan can run that architecture's graph.
+    const std::string written_arch = a.str("as-arch", s.arch);
+    const std::string A = written_arch + ".";
+    gguf_set_val_str(g, "general.architecture", written_arch.c_str());
     gguf_set_val_str(g, "general.name", ("hone-synthetic-" + s.arch + "-" + std::to_string(s.n_embd) + "x" + std::to_string(s.n_layer)).c_str());
     gguf_set_val_u32(g, "general.file_type", file_type(s.type));
     gguf_set_val_u32(g, (A + "block_count").c_str(), s.n_layer);

@@ -5,6 +5,8 @@
 int cmd_train(int argc, char ** argv);
 int cmd_make_model(int argc, char ** argv);
 int cmd_check_forward(int argc, char ** argv);
+int cmd_check_grad(int argc, char ** argv);
+int cmd_scan(int argc, char ** argv);
 int cmd_render(int argc, char ** argv);
 int cmd_score(int argc, char ** argv);
 

@@ -18,8 +18,11 @@ static const char * USAGE =
     "             (Ctrl-C: finish the step, checkpoint, exit 0; twice: stop after the micro-batch)\n"
     "  hone-train make-model --arch llama|qwen2|qwen3 --embd N --layers N --heads N --kv-heads N --ff N\n"
     "             [--head-dim N] --vocab-from VOCAB.gguf [--type f32|f16|q8_0|q4_k_m] [--tied]\n"
-    "             [--chat-template-file T.jinja] --out M.gguf\n"
-    "  hone-train check-forward --model M.gguf [--adapter A.gguf] --text \"...\" [--json]\n"
+    "             [--chat-template-file T.jinja] [--as-arch NAME] --out M.gguf\n"
+    "  hone-train check-forward --model M.gguf [--adapter A.gguf | --perturb-b SIGMA] --text \"...\" [--json]\n"
+    "  hone-train check-grad --model M.gguf [--adapter A.gguf] [--targets ...] [--elements 4 --seed 1 --eps 1e-2\n"
+    "             --bound 1e-2 --floor 1e-3 --perturb-b 0.05 --text \"...\"] [--json]\n"
+    "  hone-train scan --model M.gguf [--json]   (ops of llama.cpp's graph without a backward)\n"
     "  hone-train render --model M.gguf --data EXAMPLES.jsonl [--chat-template-file T.jinja] [--loss assistant|all]\n"
     "             [--ignore-weights]   (one JSON line per example: text, tokens, loss mask, token byte spans)\n"
     "  hone-train score --model M.gguf [--adapter A.gguf] --data D [--ctx 256] [--json]\n";
@@ -41,6 +44,8 @@ int main(int argc, char ** argv) {
     try {
         if (argc >= 2 && !strcmp(argv[1], "make-model")) return cmd_make_model(argc, argv);
         if (argc >= 2 && !strcmp(argv[1], "check-forward")) return cmd_check_forward(argc, argv);
+        if (argc >= 2 && !strcmp(argv[1], "check-grad")) return cmd_check_grad(argc, argv);
+        if (argc >= 2 && !strcmp(argv[1], "scan")) return cmd_scan(argc, argv);
         if (argc >= 2 && !strcmp(argv[1], "render")) return cmd_render(argc, argv);
         if (argc >= 2 && !strcmp(argv[1], "score")) return cmd_score(argc, argv);
         if (argc >= 2 && !strcmp(argv[1], "train")) return cmd_train(argc - 1, argv + 1);

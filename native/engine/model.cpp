@@ -1,5 +1,6 @@
 #include "model.h"
 
+#include "arch_scan.h"
 #include "error.h"
 
 #include "ggml-cpu.h"
@@ -88,7 +89,10 @@ static void read_hparams(hone_model & m) {
     if (hp.arch_name == "llama") hp.arch = Arch::LLAMA;
     else if (hp.arch_name == "qwen2") hp.arch = Arch::QWEN2;
     else if (hp.arch_name == "qwen3") hp.arch = Arch::QWEN3;
-    else fail(HONE_E_UNSUPPORTED, "%s: architecture '%s' cannot train yet (supported: llama, qwen2, qwen3)", m.path.c_str(), hp.arch_name.c_str());
+    else {
+        fail(HONE_E_UNSUPPORTED, "%s: architecture '%s' cannot train yet: %s (trainable: llama, qwen2, qwen3)", m.path.c_str(),
+             hp.arch_name.c_str(), describe_scan(scan_architecture(m.path)).c_str());
+    }
 
     const std::string a = hp.arch_name + ".";
     hp.n_layer   = gguf_u32(g, a + "block_count", true);

@@ -1,0 +1,30 @@
+// `hone-train scan --model M`: llama.cpp's inference graph for the model, its ops, and which
+// of them ggml cannot differentiate (docs/architectures.md is built from this).
+#include "args.h"
+#include "commands.h"
+#include "json.h"
+
+#include "arch_scan.h"
+
+#include <cstdio>
+
+int cmd_scan(int argc, char ** argv) {
+    Args a(argc, argv, 2, { "model" }, { "json" });
+    const bool json = a.flag("json");
+    const hone::ArchScan s = hone::scan_architecture(a.required("model"));
+    if (!s.graph_built) return report_error(json, "scan_failed", a.str("model") + ": " + s.error);
+    auto list = [](const std::vector<std::string> & v) {
+        std::string o = "[";
+        for (size_t i = 0; i < v.size(); i++) o += (i ? "," : "") + std::string("\"") + json_escape(v[i]) + "\"";
+        return o + "]";
+    };
+    if (json) {
+        printf("%s\n", JsonObject().str("type", "scan").str("arch", s.arch).raw("ops", list(s.ops)).raw("no_backward", list(s.no_backward))
+            .boolean("graph_differentiable", s.no_backward.empty()).dump().c_str());
+    } else {
+        printf("architecture %s: %zu ops", s.arch.c_str(), s.ops.size());
+        for (auto & o : s.ops) printf(" %s", o.c_str());
+        printf("\n%s\n", s.no_backward.empty() ? "every op has a backward" : hone::describe_scan(s).c_str());
+    }
+    return 0;
+}

@@ -1,0 +1,92 @@
+#include "arch_scan.h"
+
+#include "model.h"
+
+#include "ggml.h"
+#include "llama.h"
+
+#include <algorithm>
+#include <set>
+
+namespace hone {
+
+// Ops ggml_compute_backward (ggml/src/ggml.c, this release) differentiates; GLU and UNARY
+// count only for the sub-ops it handles. Update with the pinned release.
+static const std::set<std::string> & ops_with_backward() {
+    static const std::set<std::string> s = {
+        "NONE", "DUP", "ADD", "ADD1", "ACC", "SUB", "MUL", "DIV", "SQR", "SQRT", "LOG", "SIN", "COS", "SUM", "SUM_ROWS",
+        "MEAN", "REPEAT", "REPEAT_BACK", "RMS_NORM", "MUL_MAT", "SCALE", "SET", "CPY", "CONT", "RESHAPE", "VIEW", "PERMUTE",
+        "TRANSPOSE", "GET_ROWS", "DIAG_MASK_INF", "DIAG_MASK_ZERO", "SOFT_MAX", "ROPE", "IM2COL", "POOL_2D", "WIN_PART",
+        "WIN_UNPART", "CROSS_ENTROPY_LOSS", "COUNT",
+        // UNARY sub-ops
+        "ABS", "SGN", "NEG", "STEP", "RELU", "SILU", "EXP", "EXPM1", "SOFTPLUS",
+        // GLU sub-ops
+        "SWIGLU",
+    };
+    return s;
+}
+
+struct Collector {
+    std::set<std::string> ops;
+    static bool cb(ggml_tensor * t, bool ask, void * ud) {
+        if (ask) static_cast<Collector *>(ud)->ops.insert(ggml_op_desc(t));
+        return false; // nothing to observe: asking is enough to see every node
+    }
+};
+
+ArchScan scan_architecture(const std::string & path) {
+    ArchScan r;
+    quiet_logs();
+    llama_model_params mp = llama_model_default_params();
+    mp.n_gpu_layers = 0;
+    mp.use_extra_bufts = false;
+    llama_model * model = llama_model_load_from_file(path.c_str(), mp);
+    if (!model) {
+        r.error = "llama.cpp could not load the model";
+        return r;
+    }
+    char arch[64] = {0};
+    llama_model_meta_val_str(model, "general.architecture", arch, sizeof(arch));
+    r.arch = arch;
+    Collector col;
+    llama_context_params cp = llama_context_default_params();
+    cp.n_ctx = 16;
+    cp.n_batch = cp.n_ubatch = 16;
+    cp.n_threads = cp.n_threads_batch = 2;
+    cp.flash_attn_type = LLAMA_FLASH_ATTN_TYPE_DISABLED;
+    cp.cb_eval = Collector::cb;
+    cp.cb_eval_user_data = &col;
+    cp.no_perf = true;
+    llama_context * ctx = llama_init_from_model(model, cp);
+    if (!ctx) {
+        r.error = "llama.cpp could not create a context for the model";
+        llama_model_free(model);
+        return r;
+    }
+    const llama_vocab * vocab = llama_model_get_vocab(model);
+    llama_token toks[2] = { std::max(0, llama_vocab_bos(vocab)), 1 };
+    const int rc = llama_decode(ctx, llama_batch_get_one(toks, 2));
+    llama_free(ctx);
+    llama_model_free(model);
+    if (rc != 0) {
+        r.error = "llama.cpp could not run the model's graph";
+        return r;
+    }
+    r.graph_built = true;
+    for (const std::string & op : col.ops) {
+        r.ops.push_back(op);
+        if (op == "SET_ROWS" || op == "CPY") continue; // K/V cache writes: not in the training graph
+        if (!ops_with_backward().count(op)) r.no_backward.push_back(op);
+    }
+    return r;
+}
+
+std::string describe_scan(const ArchScan & s) {
+    if (!s.graph_built) return "its graph could not be scanned (" + s.error + ")";
+    if (s.no_backward.empty()) return "every op of its graph has a backward, but Hone's training graph does not implement this architecture yet";
+    std::string ops;
+    for (const auto & o : s.no_backward) ops += (ops.empty() ? "" : ", ") + o;
+    return "op" + std::string(s.no_backward.size() > 1 ? "s " : " ") + ops + (s.no_backward.size() > 1 ? " have" : " has") + " no backward in ggml";
+}
+
+} // namespace hone

@@ -1,0 +1,253 @@
+#include "gradcheck.h"
+
+#include "error.h"
+#include "graph.h"
+#include "lora.h"
+#include "model.h"
+
+#include "ggml-alloc.h"
+#include "ggml-backend.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+namespace hone {
+
+namespace {
+
+// F32 copies of every quantized weight, swapped into the model's pointers while the
+// finite-difference graph is built: MUL_MAT on a quantized weight also quantizes its
+// activations, which makes the loss a step function at the scale of a finite difference,
+// while the backward pass differentiates the dequantized weights. So the numeric side uses
+// the same weights, dequantized, with exact activations.
+struct DequantizedView {
+    ggml_context * ctx = nullptr;
+    ggml_backend_buffer_t buf = nullptr;
+    std::vector<std::pair<ggml_tensor **, ggml_tensor *>> swapped; // (model slot, original)
+    hone_adapter * ad = nullptr;
+    std::vector<const ggml_tensor *> aliases; // dequantized copies given the original's LoRA
+
+    void swap_in(hone_model & m, hone_adapter & adapter) {
+        ad = &adapter;
+        std::vector<ggml_tensor **> slots = { &m.tok_embd, &m.output };
+        for (auto & L : m.layers) {
+            for (ggml_tensor ** t : { &L.wq, &L.wk, &L.wv, &L.wo, &L.ffn_gate, &L.ffn_up, &L.ffn_down }) slots.push_back(t);
+        }
+        ctx = ggml_init({ ggml_tensor_overhead() * (slots.size() + 1), nullptr, true });
+        std::vector<std::pair<ggml_tensor **, ggml_tensor *>> todo;
+        std::vector<ggml_tensor *> made;
+        for (ggml_tensor ** slot : slots) {
+            if (!ggml_is_quantized((*slot)->type) && (*slot)->type != GGML_TYPE_F16 && (*slot)->type != GGML_TYPE_BF16) continue;
+            bool seen = false; // a tied output shares token_embd
+            for (size_t i = 0; i < todo.size(); i++) {
+                if (todo[i].second == *slot) { swapped.emplace_back(slot, *slot); *slot = made[i]; seen = true; break; }
+            }
+            if (seen) continue;
+            ggml_tensor * f = ggml_new_tensor(ctx, GGML_TYPE_F32, GGML_MAX_DIMS, (*slot)->ne);
+            ggml_format_name(f, "%s (dequantized)", (*slot)->name);
+            todo.emplace_back(slot, *slot);
+            made.push_back(f);
+        }
+        if (todo.empty()) return;
+        buf = ggml_backend_alloc_ctx_tensors(ctx, m.backends.primary);
+        if (!buf) fail(HONE_E_MEMORY, "not enough memory for a dequantized copy of the weights");
+        for (size_t i = 0; i < todo.size(); i++) {
+            ggml_tensor * q = todo[i].second;
+            std::vector<uint8_t> raw(ggml_nbytes(q));
+            std::vector<float> f32(ggml_nelements(q));
+            ggml_backend_tensor_get(q, raw.data(), 0, raw.size());
+            ggml_get_type_traits(q->type)->to_float(raw.data(), f32.data(), (int64_t) f32.size());
+            ggml_backend_tensor_set(made[i], f32.data(), 0, f32.size() * sizeof(float));
+            swapped.emplace_back(todo[i].first, q);
+            *todo[i].first = made[i];
+            auto it = ad->by_weight.find(q);
+            if (it != ad->by_weight.end()) { ad->by_weight[made[i]] = it->second; aliases.push_back(made[i]); }
+        }
+    }
+    void restore() {
+        for (auto it = swapped.rbegin(); it != swapped.rend(); ++it) *it->first = it->second;
+        swapped.clear();
+        for (const ggml_tensor * t : aliases) ad->by_weight.erase(t);
+        aliases.clear();
+    }
+    ~DequantizedView() {
+        restore();
+        if (buf) ggml_backend_buffer_free(buf);
+        if (ctx) ggml_free(ctx);
+    }
+};
+
+// One sequence, every position carrying loss: the loss is the mean cross-entropy, exactly as
+// the trainer defines a step's loss (loss_scale = rows / loss tokens = 1).
+struct Harness {
+    hone_model & m;
+    hone_adapter & ad;
+    int T;
+    std::vector<int32_t> input, target;
+    ggml_context * ctx = nullptr, * ctx_accs = nullptr;
+    ggml_backend_buffer_t buf_accs = nullptr;
+    ggml_backend_sched_t sched_grad = nullptr, sched_fwd = nullptr;
+    ForwardInputs in, in_fwd;
+    LossInputs li;
+    ggml_tensor * logits_fwd = nullptr;
+    ggml_cgraph * gb = nullptr, * gf_fwd = nullptr;
+    std::vector<std::pair<ggml_tensor *, ggml_tensor *>> param_acc;
+    DequantizedView dequantized;
+
+    Harness(hone_model & m_, hone_adapter & ad_, const std::vector<int32_t> & tokens) : m(m_), ad(ad_), T((int) tokens.size() - 1) {
+        input.assign(tokens.begin(), tokens.end() - 1);
+        target.assign(tokens.begin() + 1, tokens.end());
+    }
+    ~Harness() {
+        if (sched_grad) ggml_backend_sched_free(sched_grad);
+        if (sched_fwd) ggml_backend_sched_free(sched_fwd);
+        if (buf_accs) ggml_backend_buffer_free(buf_accs);
+        if (ctx_accs) ggml_free(ctx_accs);
+        if (ctx) ggml_free(ctx);
+        for (auto & p : ad.pairs) { p.a->flags &= ~GGML_TENSOR_FLAG_PARAM; p.b->flags &= ~GGML_TENSOR_FLAG_PARAM; }
+    }
+
+    void build() {
+        const size_t gsize = 4096 + (size_t) m.hp.n_layer * 1024;
+        ctx = ggml_init({ ggml_tensor_overhead() * gsize * 3 + 3 * ggml_graph_overhead_custom(gsize, true), nullptr, true });
+        for (auto & p : ad.pairs) { ggml_set_param(p.a); ggml_set_param(p.b); }
+        in = make_forward_inputs(ctx, T, 1);
+        ggml_tensor * loss = build_loss(ctx, build_forward(ctx, m, &ad, in, T, 1), li, m.hp.n_vocab, T);
+        ggml_set_output(loss);
+        ggml_set_loss(loss);
+        ggml_cgraph * gf = ggml_new_graph_custom(ctx, gsize, true);
+        ggml_build_forward_expand(gf, loss);
+
+        ctx_accs = ggml_init({ ggml_tensor_overhead() * (ad.pairs.size() * 2 + 2), nullptr, true });
+        std::vector<ggml_tensor *> accs(ggml_graph_n_nodes(gf), nullptr);
+        ggml_tensor * seed = nullptr;
+        for (int i = 0; i < ggml_graph_n_nodes(gf); i++) {
+            ggml_tensor * node = ggml_graph_node(gf, i);
+            if (node->flags & GGML_TENSOR_FLAG_PARAM) {
+                accs[i] = ggml_new_tensor(ctx_accs, GGML_TYPE_F32, GGML_MAX_DIMS, node->ne);
+                param_acc.emplace_back(node, accs[i]);
+            } else if (node->flags & GGML_TENSOR_FLAG_LOSS) {
+                seed = accs[i] = ggml_new_tensor_1d(ctx_accs, GGML_TYPE_F32, 1);
+            }
+        }
+        gb = ggml_graph_dup(ctx, gf, true);
+        ggml_build_backward_expand(ctx, gb, accs.data());
+        buf_accs = ggml_backend_alloc_ctx_tensors(ctx_accs, m.backends.primary);
+        if (!buf_accs) fail(HONE_E_MEMORY, "not enough memory for the gradient check");
+        ggml_backend_buffer_clear(buf_accs, 0);
+        const float one = 1.0f;
+        ggml_backend_tensor_set(seed, &one, 0, sizeof(one));
+
+        // A separate forward-only graph for the finite differences: logits, loss in float64 on the host.
+        in_fwd = make_forward_inputs(ctx, T, 1);
+        dequantized.swap_in(m, ad);
+        logits_fwd = build_forward(ctx, m, &ad, in_fwd, T, 1);
+        dequantized.restore();
+        ggml_set_output(logits_fwd);
+        gf_fwd = ggml_new_graph_custom(ctx, gsize, false);
+        ggml_build_forward_expand(gf_fwd, logits_fwd);
+
+        std::vector<ggml_backend_t> list = m.backends.list();
+        sched_grad = ggml_backend_sched_new(list.data(), nullptr, (int) list.size(), gsize, false, true);
+        sched_fwd = ggml_backend_sched_new(list.data(), nullptr, (int) list.size(), gsize, false, true);
+        if (!ggml_backend_sched_alloc_graph(sched_grad, gb) || !ggml_backend_sched_alloc_graph(sched_fwd, gf_fwd)) {
+            fail(HONE_E_MEMORY, "not enough memory for the gradient check at %d tokens", T);
+        }
+    }
+
+    void set_inputs(const ForwardInputs & fi) {
+        std::vector<int32_t> pos(T);
+        for (int i = 0; i < T; i++) pos[i] = i;
+        std::vector<float> mask((size_t) T * T);
+        fill_causal_mask(mask.data(), T);
+        ggml_backend_tensor_set(fi.tokens, input.data(), 0, T * sizeof(int32_t));
+        ggml_backend_tensor_set(fi.pos, pos.data(), 0, T * sizeof(int32_t));
+        ggml_backend_tensor_set(fi.kq_mask, mask.data(), 0, mask.size() * sizeof(float));
+    }
+
+    void gradients() {
+        set_inputs(in);
+        const int V = m.hp.n_vocab;
+        std::vector<int32_t> tgt(T);
+        std::vector<float> ones(T, 1.0f);
+        for (int r = 0; r < T; r++) tgt[r] = r * V + target[r];
+        const float scale = 1.0f, zero = 0.0f;
+        ggml_backend_tensor_set(li.targets, tgt.data(), 0, T * sizeof(int32_t));
+        ggml_backend_tensor_set(li.loss_mask, ones.data(), 0, T * sizeof(float));
+        ggml_backend_tensor_set(li.loss_scale, &scale, 0, sizeof(float));
+        ggml_backend_tensor_set(li.zero, &zero, 0, sizeof(float));
+        if (ggml_backend_sched_graph_compute(sched_grad, gb) != GGML_STATUS_SUCCESS) fail(HONE_E_INTERNAL, "backward pass failed");
+    }
+
+    double loss64() {
+        set_inputs(in_fwd);
+        if (ggml_backend_sched_graph_compute(sched_fwd, gf_fwd) != GGML_STATUS_SUCCESS) fail(HONE_E_INTERNAL, "forward pass failed");
+        const int V = m.hp.n_vocab;
+        std::vector<float> lg((size_t) V * T);
+        ggml_backend_tensor_get(logits_fwd, lg.data(), 0, lg.size() * sizeof(float));
+        double sum = 0.0;
+        for (int r = 0; r < T; r++) {
+            const float * row = lg.data() + (size_t) r * V;
+            double mx = row[0];
+            for (int v = 1; v < V; v++) mx = std::max(mx, (double) row[v]);
+            double se = 0.0;
+            for (int v = 0; v < V; v++) se += std::exp((double) row[v] - mx);
+            sum += mx + std::log(se) - row[target[r]];
+        }
+        return sum / T;
+    }
+};
+
+float get_elem(ggml_tensor * t, int64_t i) {
+    float v;
+    ggml_backend_tensor_get(t, &v, i * sizeof(float), sizeof(float));
+    return v;
+}
+
+void set_elem(ggml_tensor * t, int64_t i, float v) { ggml_backend_tensor_set(t, &v, i * sizeof(float), sizeof(float)); }
+
+int layer_of(const std::string & name) {
+    if (name.rfind("blk.", 0) != 0) return -1;
+    return atoi(name.c_str() + 4);
+}
+
+} // namespace
+
+GradCheckResult grad_check(hone_model & m, hone_adapter & ad, const std::vector<int32_t> & tokens, const GradCheckParams & p) {
+    HONE_CHECK_ARG(tokens.size() >= 3, "the gradient check needs at least 3 tokens (got %zu)", tokens.size());
+    Harness h(m, ad, tokens);
+    h.build();
+    h.gradients();
+    std::mt19937_64 rng(p.seed);
+    GradCheckResult res;
+    res.quantized_base = !h.dequantized.aliases.empty() || h.dequantized.buf != nullptr;
+    std::vector<GradCheckEntry> & out = res.entries;
+    for (auto & [param, acc] : h.param_acc) {
+        const std::string name = param->name;
+        const int il = layer_of(name);
+        if (std::find(p.layers.begin(), p.layers.end(), il) == p.layers.end()) continue;
+        const int64_t n = ggml_nelements(param);
+        for (int k = 0; k < p.elements; k++) {
+            GradCheckEntry e;
+            e.tensor = name;
+            e.index = (int64_t) (rng() % (uint64_t) n);
+            e.analytic = get_elem(acc, e.index);
+            const float x0 = get_elem(param, e.index);
+            set_elem(param, e.index, x0 + p.eps);
+            const double lp = h.loss64();
+            set_elem(param, e.index, x0 - p.eps);
+            const double lm = h.loss64();
+            set_elem(param, e.index, x0);
+            // the step actually taken in F32, not the nominal eps
+            e.numeric = (lp - lm) / ((double) (x0 + p.eps) - (double) (x0 - p.eps));
+            const double mag = std::max(std::fabs(e.analytic), std::fabs(e.numeric));
+            e.checked = mag >= p.floor;
+            e.rel_error = mag > 0 ? std::fabs(e.analytic - e.numeric) / mag : 0.0;
+            out.push_back(e);
+        }
+    }
+    return res;
+}
+
+} // namespace hone
