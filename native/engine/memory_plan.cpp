@@ -148,7 +148,7 @@ void check_plan_fits(const MemoryPlan & plan, const hone_trainer & tr) {
         const bool limited = plan.limit > 0 && p.limit_bytes == (uint64_t) plan.limit;
         fail(HONE_E_MEMORY,
              "the training plan does not fit in %s memory: it needs %s (%s) but %s %s; lower the context (%d tokens), the "
-             "micro-batch (%d sequences), the LoRA rank (%d) or the number of targeted tensors (%zu)",
+             "micro-batch (%d sequence(s)), the LoRA rank (%d) or the number of targeted tensors (%zu)",
              p.name.c_str(), mib(p.plan_bytes).c_str(), parts.c_str(), mib(p.limit_bytes).c_str(),
              limited ? "is the memory limit" : "is free", tr.T, tr.B, tr.adapter->params.rank, tr.adapter->pairs.size());
     }

@@ -172,15 +172,15 @@ std::string op_report_json(const OpReportInput & in) {
                 .raw("shape", shape_json(t->src[s])).str("backend", backend_of(in.sched, t->src[s])).dump();
         }
         o.raw("src", srcs + "]");
-        if (in.profile) {
-            auto it = in.profile->by_node.find(t);
+        if (in.profile) { // the optimizer graph does not run through the scheduler: not timed
+            auto it = std::string(pass) == "optimizer" ? in.profile->by_node.end() : in.profile->by_node.find(t);
             if (it != in.profile->by_node.end() && it->second.runs > 0) {
-                o.num("time_ms", 1e3 * it->second.seconds / (double) it->second.runs);
+                o.num("time_ms", 1e3 * it->second.seconds / (double) it->second.runs).integer("runs", it->second.runs);
                 auto & agg = op_time[{ ggml_op_desc(t), be }];
                 agg.first += it->second.runs;
                 agg.second += it->second.seconds;
             } else {
-                o.raw("time_ms", "null");
+                o.raw("time_ms", "null").integer("runs", 0);
             }
         }
         if (compute) {
