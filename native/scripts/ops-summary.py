@@ -18,10 +18,13 @@ if len(sys.argv) > 2:
         msg += f"; {len(steps)} steps, loss {steps[0]['loss']:.3f} -> {steps[-1]['loss']:.3f}, median {statistics.median(tps):.0f} tok/s after the first"
 mem = ops.get("memory")
 if mem:
-    bufs = ", ".join(f"{b['what']} {b['bytes'] / 2**20:.0f}" for b in mem["buffers"])
+    bufs = ", ".join(f"{b['what']}{'' if b['what'] != 'compute_buffer' else ' ' + b['backend']} {b['bytes'] / 2**20:.0f}" for b in mem["items"])
     comp = ", ".join(f"{k} {v / 2**20:.0f}" for k, v in mem["compute_buffer"].items())
     kinds = ", ".join(f"{k} {v / 2**20:.0f}" for k, v in mem["graph_tensor_bytes_before_reuse"].items())
     msg += f"\n    memory MiB: {bufs}; compute buffer {comp}; graph tensors before reuse: {kinds}"
+    for p in mem["backends"]:
+        measured = "not measured" if p["measured_peak_bytes"] is None else f"measured peak {p['measured_peak_bytes'] / 2**20:.0f} ({p['measured_over_plan']:.3f} x plan)"
+        msg += f"\n    {p['pool']}: plan {p['plan_bytes'] / 2**20:.0f} MiB of {p['limit_bytes'] / 2**20:.0f} free, fits {p['fits']}; {measured}"
 print(msg)
 for reason, n in sorted(fallbacks.items(), key=lambda x: -x[1])[:8]:
     print(f"    {n} x CPU: {reason[:200]}")
