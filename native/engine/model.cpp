@@ -86,12 +86,21 @@ static void read_hparams(hone_model & m) {
     Hparams & hp = m.hp;
     hp.arch_name = gguf_str(g, "general.architecture");
     if (hp.arch_name.empty()) fail(HONE_E_FORMAT, "%s: missing 'general.architecture'", m.path.c_str());
-    if (hp.arch_name == "llama") hp.arch = Arch::LLAMA;
-    else if (hp.arch_name == "qwen2") hp.arch = Arch::QWEN2;
-    else if (hp.arch_name == "qwen3") hp.arch = Arch::QWEN3;
-    else {
-        fail(HONE_E_UNSUPPORTED, "%s: architecture '%s' cannot train yet: %s (trainable: llama, qwen2, qwen3)", m.path.c_str(),
-             hp.arch_name.c_str(), describe_scan(scan_architecture(m.path)).c_str());
+    // Architectures whose llama.cpp graph is one of ours: (name, graph, RoPE). Each is tested
+    // for forward equivalence with llama.cpp (test/native/gradients.test.ts).
+    static const struct { const char * name; Arch arch; int rope; } KNOWN[] = {
+        { "llama", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL },    { "mistral3", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL },
+        { "deci", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL },     { "ernie4_5", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL },
+        { "exaone", Arch::LLAMA, GGML_ROPE_TYPE_NEOX },     { "qwen2", Arch::QWEN2, GGML_ROPE_TYPE_NEOX },
+        { "qwen3", Arch::QWEN3, GGML_ROPE_TYPE_NEOX },
+    };
+    bool known = false;
+    for (auto & k : KNOWN) {
+        if (hp.arch_name == k.name) { hp.arch = k.arch; hp.rope_type = k.rope; known = true; }
+    }
+    if (!known) {
+        fail(HONE_E_UNSUPPORTED, "%s: architecture '%s' cannot train yet: %s (trainable: llama, mistral3, deci, ernie4_5, exaone, qwen2, qwen3)",
+             m.path.c_str(), hp.arch_name.c_str(), describe_scan(scan_architecture(m.path)).c_str());
     }
 
     const std::string a = hp.arch_name + ".";
@@ -114,7 +123,6 @@ static void read_hparams(hone_model & m) {
     if (scaling_type != "none" && scaling_type != "linear" && scaling_type != "llama3") {
         fail(HONE_E_UNSUPPORTED, "%s: rope scaling '%s' cannot train yet", m.path.c_str(), scaling_type.c_str());
     }
-    hp.rope_type = hp.arch == Arch::LLAMA ? GGML_ROPE_TYPE_NORMAL : GGML_ROPE_TYPE_NEOX;
     if (hp.n_head <= 0 || hp.n_head_kv <= 0 || hp.n_head % hp.n_head_kv != 0) {
         fail(HONE_E_FORMAT, "%s: inconsistent head counts (%d heads, %d kv heads)", m.path.c_str(), hp.n_head, hp.n_head_kv);
     }

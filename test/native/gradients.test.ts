@@ -106,6 +106,33 @@ describe('the training forward pass equals llama.cpp inference with a non-zero a
   });
 });
 
+// Architectures whose llama.cpp graph is llama's (RoPE normal, or NeoX for exaone): made with
+// llama's tensors under their own name, each checked against llama.cpp and trained.
+describe('llama-graph architectures: mistral3, deci, ernie4_5, exaone', () => {
+  const dir = tempDir();
+  const data = join(dir, 'text.txt');
+  writeFileSync(data, TEXT);
+  for (const arch of ['mistral3', 'deci', 'ernie4_5', 'exaone']) {
+    for (const type of ['f32', 'q8_0']) {
+      test(`${arch} ${type}: forward equals llama.cpp${type === 'f32' ? ' and training lowers the loss' : ''}`, () => {
+        const model = join(dir, `${arch}-${type}.gguf`);
+        const m = honeTrain(['make-model', '--arch', 'llama', '--as-arch', arch, '--embd', '128', '--layers', '3', '--heads', '4',
+          '--kv-heads', '2', '--ff', '256', '--type', type, '--vocab-from', vocab('llama-spm'), '--out', model]);
+        assert.equal(m.code, 0, m.stderr);
+        const c = honeTrain(['check-forward', '--model', model, '--perturb-b', '0.05', '--text', TEXT, '--json']);
+        assert.equal(c.code, 0, c.stderr);
+        assert.ok(c.events[0].max_rel_diff <= (type === 'f32' ? 1e-5 : 2e-2), JSON.stringify(c.events[0]));
+        if (type !== 'f32') return;
+        const r = honeTrain(['--model', model, '--data', data, '--out', join(dir, `${arch}-run`), '--steps', '8', '--ctx', '64',
+          '--lr', '1e-2', '--targets', 'all,output', '--json']);
+        assert.equal(r.code, 0, r.stderr);
+        const losses = r.events.filter((e) => e.type === 'step').map((e) => e.loss);
+        assert.ok(losses.at(-1) < 0.8 * losses[0], `loss ${losses[0]} -> ${losses.at(-1)}`);
+      });
+    }
+  }
+});
+
 describe('which architectures train', () => {
   const dir = tempDir();
   test('llama, qwen2 and qwen3 graphs have a backward for every op', () => {
