@@ -2,18 +2,7 @@
 
 namespace hone_node {
 
-const char * status_code(int s) {
-    switch (s) {
-        case HONE_OK: return "ok";
-        case HONE_E_INVALID_ARG: return "invalid_argument";
-        case HONE_E_IO: return "io_error";
-        case HONE_E_FORMAT: return "bad_format";
-        case HONE_E_UNSUPPORTED: return "unsupported";
-        case HONE_E_MEMORY: return "out_of_memory";
-        case HONE_E_CANCELLED: return "cancelled";
-        default: return "internal";
-    }
-}
+const char * status_code(int s) { return hone_status_name(s); }
 
 Napi::Error make_error(Napi::Env env, const std::string & code, const std::string & message) {
     Napi::Error e = Napi::Error::New(env, message);

@@ -3,6 +3,7 @@
 #include "args.h"
 #include "commands.h"
 #include "json.h"
+#include "model_loader.h"
 
 #include "hone.h"
 
@@ -21,21 +22,14 @@
 #include <vector>
 
 int cmd_check_forward(int argc, char ** argv) {
-    Args a(argc, argv, 2, { "model", "adapter", "text", "threads", "perturb-b" }, { "json" });
+    Args a(argc, argv, 2, { "model", "adapter", "text", "threads", "perturb-b", "backend" }, { "json" });
     const bool json = a.flag("json");
     const std::string model_path = a.required("model"), adapter_path = a.str("adapter"), text = a.required("text");
     hone_error err{};
-    hone_model_params mp = hone_model_default_params();
-    mp.path = model_path.c_str();
-    mp.backend = "cpu";
-    mp.n_threads = (int) a.integer("threads", 0);
-    hone_model * model = nullptr;
-    if (hone_model_load(&mp, &model, &err) != HONE_OK) return report_error(json, "load_failed", err.message);
-    std::unique_ptr<hone_model, void (*)(hone_model *)> mg(model, hone_model_free);
-    hone_adapter * ad = nullptr;
-    if (!adapter_path.empty() && hone_adapter_load(model, adapter_path.c_str(), &ad, &err) != HONE_OK) {
-        return report_error(json, "bad_adapter", err.message);
-    }
+    LoadedModel lm;
+    if (!load_model_and_adapter(a, json, lm)) return 1;
+    hone_model * model = lm.model.get();
+    hone_adapter * ad = lm.adapter.release();
     // --perturb-b: a fresh adapter on every target with a non-zero B (B = 0 would test
     // nothing), saved to a temporary file so llama.cpp loads exactly the same tensors.
     std::string tmp_adapter;
@@ -60,7 +54,7 @@ int cmd_check_forward(int argc, char ** argv) {
     hone_model_get_info(model, &info);
     std::vector<float> mine((size_t) n * info.n_vocab), ref((size_t) n * info.n_vocab);
     if (hone_forward_logits(model, ad, toks.data(), n, mine.data(), &err) != HONE_OK) return report_error(json, "forward_failed", err.message);
-    if (hone_reference_logits(model_path.c_str(), ad ? ref_adapter.c_str() : nullptr, toks.data(), n, mp.n_threads > 0 ? mp.n_threads : 4,
+    if (hone_reference_logits(model_path.c_str(), ad ? ref_adapter.c_str() : nullptr, toks.data(), n, a.integer("threads", 0) > 0 ? (int) a.integer("threads", 0) : 4,
                               ref.data(), &err) != HONE_OK) {
         return report_error(json, "reference_failed", err.message);
     }

@@ -13,6 +13,7 @@
 #include "args.h"
 #include "commands.h"
 #include "json.h"
+#include "model_loader.h"
 
 #include "gradcheck.h"
 #include "hone.h"
@@ -30,32 +31,24 @@ int cmd_check_grad(int argc, char ** argv) {
     Args a(argc, argv, 2, { "model", "adapter", "targets", "rank", "alpha", "elements", "seed", "text", "eps", "bound", "floor",
                             "perturb-b", "threads", "backend" }, { "json" });
     const bool json = a.flag("json");
-    const std::string model_path = a.required("model");
     hone_error err{};
-    hone_model_params mp = hone_model_default_params();
-    mp.path = model_path.c_str();
-    const std::string backend = a.str("backend", "cpu");
-    mp.backend = backend.c_str();
-    mp.n_threads = (int) a.integer("threads", 0);
-    hone_model * model = nullptr;
-    if (hone_model_load(&mp, &model, &err) != HONE_OK) return report_error(json, "load_failed", err.message);
-    std::unique_ptr<hone_model, void (*)(hone_model *)> mg(model, hone_model_free);
-
-    hone_adapter * ad = nullptr;
+    LoadedModel lm;
+    if (!load_model_and_adapter(a, json, lm)) return 1;
+    hone_model * model = lm.model.get();
     const uint64_t seed = (uint64_t) a.integer("seed", 1);
-    if (a.has("adapter")) {
-        if (hone_adapter_load(model, a.str("adapter").c_str(), &ad, &err) != HONE_OK) return report_error(json, "bad_adapter", err.message);
-    } else {
+    if (!lm.adapter) {
         hone_adapter_params ap = hone_adapter_default_params();
         ap.rank = (int32_t) a.integer("rank", 4);
         ap.alpha = (float) a.number("alpha", 2.0 * ap.rank);
         ap.seed = seed;
+        hone_adapter * created = nullptr;
         if (hone_parse_targets(a.str("targets", "attn_q,attn_k,attn_v,attn_output,ffn_down").c_str(), &ap.targets, &err) != HONE_OK ||
-            hone_adapter_init(model, &ap, &ad, &err) != HONE_OK) {
+            hone_adapter_init(model, &ap, &created, &err) != HONE_OK) {
             return report_error(json, "invalid_argument", err.message);
         }
+        lm.adapter.reset(created);
     }
-    std::unique_ptr<hone_adapter, void (*)(hone_adapter *)> ag(ad, hone_adapter_free);
+    hone_adapter * ad = lm.adapter.get();
     // With B = 0 the gradient of A is exactly zero: perturb B so both are exercised.
     const double sigma = a.number("perturb-b", a.has("adapter") ? 0.0 : 0.05);
     if (sigma > 0) hone_adapter_perturb_b(ad, (float) sigma, seed + 1);

@@ -5,6 +5,7 @@
 #include "args.h"
 #include "commands.h"
 #include "json.h"
+#include "model_loader.h"
 #include "train_data.h"
 
 #include "hone.h"
@@ -17,21 +18,13 @@
 int cmd_score(int argc, char ** argv) {
     Args a(argc, argv, 2, { "model", "adapter", "data", "ctx", "threads" }, { "json" });
     const bool json = a.flag("json");
-    const std::string model_path = a.required("model"), adapter_path = a.str("adapter"), data_path = a.required("data");
+    const std::string data_path = a.required("data");
     const int ctx = (int) a.integer("ctx", hone_train_default_params().n_ctx);
+    LoadedModel lm;
+    if (!load_model_and_adapter(a, json, lm)) return 1;
+    hone_model * model = lm.model.get();
+    hone_adapter * ad = lm.adapter.get();
     hone_error err{};
-    hone_model_params mp = hone_model_default_params();
-    mp.path = model_path.c_str();
-    mp.backend = "cpu";
-    mp.n_threads = (int) a.integer("threads", 0);
-    hone_model * model = nullptr;
-    if (hone_model_load(&mp, &model, &err) != HONE_OK) return report_error(json, "load_failed", err.message);
-    std::unique_ptr<hone_model, void (*)(hone_model *)> mg(model, hone_model_free);
-    hone_adapter * ad = nullptr;
-    if (!adapter_path.empty() && hone_adapter_load(model, adapter_path.c_str(), &ad, &err) != HONE_OK) {
-        return report_error(json, "bad_adapter", err.message);
-    }
-    std::unique_ptr<hone_adapter, void (*)(hone_adapter *)> ag(ad, hone_adapter_free);
     TrainData data;
     try {
         data = load_train_data(model, data_path, ctx);

@@ -31,3 +31,16 @@ void fail(hone_status code, const char * fmt, ...) {
 }
 
 } // namespace hone
+
+extern "C" const char * hone_status_name(int s) {
+    switch (s) {
+        case HONE_OK: return "ok";
+        case HONE_E_INVALID_ARG: return "invalid_argument";
+        case HONE_E_IO: return "io_error";
+        case HONE_E_FORMAT: return "bad_format";
+        case HONE_E_UNSUPPORTED: return "unsupported";
+        case HONE_E_MEMORY: return "out_of_memory";
+        case HONE_E_CANCELLED: return "cancelled";
+        default: return "internal";
+    }
+}

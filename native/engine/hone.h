@@ -22,6 +22,10 @@ typedef enum {
     HONE_E_INTERNAL = 7,    // a bug: please report
 } hone_status;
 
+// A stable snake_case name for a status ("ok", "invalid_argument", "io_error", ...): the
+// `code` of errors that cross process boundaries.
+const char * hone_status_name(int status);
+
 typedef struct {
     int  code;           // hone_status
     char message[1024];  // names the problem and where it is
