@@ -104,6 +104,7 @@ void finish_memory_plan(MemoryPlan & plan, hone_trainer & tr) {
     // as allocation would, without allocating (evaluation's forward graph is a subset).
     const int nb = ggml_backend_sched_get_n_backends(tr.sched);
     std::vector<size_t> sizes(nb, 0);
+    tr.sources.restore();
     ggml_backend_sched_reserve_size(tr.sched, tr.gb, sizes.data());
     for (int i = 0; i < nb; i++) {
         ggml_backend_t b = ggml_backend_sched_get_backend(tr.sched, i);

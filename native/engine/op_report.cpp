@@ -131,6 +131,39 @@ static std::string cpu_reason(ggml_backend_sched_t sched, const hone_model & m, 
     return "the scheduler placed it on the CPU beside its inputs (every GPU backend supports it)";
 }
 
+// (1) walks the forward pass: does each tensor depend on a trainable one? (2) walks back from
+// the trainable tensors' gradients and accumulators: every backward node not reached is work
+// for nothing.
+GradientWaste find_gradient_waste(ggml_cgraph * graph, int n_forward, const std::set<const ggml_tensor *> & trainable) {
+    GradientWaste w;
+    std::unordered_map<const ggml_tensor *, bool> depends;
+    for (int i = 0; i < n_forward; i++) {
+        const ggml_tensor * t = ggml_graph_node(graph, i);
+        bool d = trainable.count(t) > 0;
+        for (int s = 0; !d && s < GGML_MAX_SRC && t->src[s]; s++) d = trainable.count(t->src[s]) || depends[t->src[s]];
+        depends[t] = d;
+        if (ggml_graph_get_grad(graph, t) && !d) w.forward.push_back(i);
+    }
+    std::unordered_map<const ggml_tensor *, bool> useful;
+    std::vector<const ggml_tensor *> todo;
+    for (const ggml_tensor * p : trainable) {
+        for (const ggml_tensor * g : { ggml_graph_get_grad(graph, p), ggml_graph_get_grad_acc(graph, p) }) if (g) todo.push_back(g);
+    }
+    while (!todo.empty()) {
+        const ggml_tensor * t = todo.back();
+        todo.pop_back();
+        if (useful[t]) continue;
+        useful[t] = true;
+        for (int s = 0; s < GGML_MAX_SRC && t->src[s]; s++) todo.push_back(t->src[s]);
+        if (t->view_src) todo.push_back(t->view_src);
+    }
+    for (int i = n_forward; i < ggml_graph_n_nodes(graph); i++) {
+        const ggml_tensor * t = ggml_graph_node(graph, i);
+        if (!useful[t] && !is_view_op(t->op)) w.backward.push_back(i);
+    }
+    return w;
+}
+
 std::string op_report_json(const OpReportInput & in) {
     const hone_model & m = *in.model;
     bool has_gpu = false;
@@ -226,42 +259,18 @@ std::string op_report_json(const OpReportInput & in) {
         }
     }
 
-    // Gradient hygiene, two ways. (1) A gradient for a forward tensor that is neither trainable
-    // nor computed from a trainable tensor never reaches a parameter update. (2) Every
-    // backward node from which no trainable tensor's gradient is computed is work for nothing:
-    // walk back from the trainable tensors' gradients and list the backward nodes not reached.
-    std::unordered_map<const ggml_tensor *, bool> depends;
     std::string waste = "[";
-    for (int i = 0; i < in.n_forward_nodes; i++) {
+    for (int i : in.waste->forward) {
         const ggml_tensor * t = ggml_graph_node(in.graph, i);
-        bool d = in.trainable.count(t) > 0;
-        for (int s = 0; !d && s < GGML_MAX_SRC && t->src[s]; s++) d = in.trainable.count(t->src[s]) || depends[t->src[s]];
-        depends[t] = d;
         const ggml_tensor * g = ggml_graph_get_grad(in.graph, t);
-        if (g && !d) {
-            waste += (waste.size() > 1 ? "," : "") + JsonObject().str("tensor", t->name).str("grad", g->name).str("op", ggml_op_desc(g))
-                .integer("bytes", (long long) ggml_nbytes(g)).num("flops", estimate_flops(g)).dump();
-        }
-    }
-    std::unordered_map<const ggml_tensor *, bool> useful;
-    std::vector<const ggml_tensor *> todo;
-    for (const ggml_tensor * p : in.trainable) {
-        for (const ggml_tensor * g : { ggml_graph_get_grad(in.graph, p), ggml_graph_get_grad_acc(in.graph, p) }) if (g) todo.push_back(g);
-    }
-    while (!todo.empty()) {
-        const ggml_tensor * t = todo.back();
-        todo.pop_back();
-        if (useful[t]) continue;
-        useful[t] = true;
-        for (int s = 0; s < GGML_MAX_SRC && t->src[s]; s++) todo.push_back(t->src[s]);
-        if (t->view_src) todo.push_back(t->view_src);
+        waste += (waste.size() > 1 ? "," : "") + JsonObject().str("tensor", t->name).str("grad", g->name).str("op", ggml_op_desc(g))
+            .integer("bytes", (long long) ggml_nbytes(g)).num("flops", estimate_flops(g)).dump();
     }
     std::string wasted = "[";
     int64_t waste_nodes = 0;
     double waste_flops = 0.0;
-    for (int i = in.n_forward_nodes; i < n; i++) {
+    for (int i : in.waste->backward) {
         const ggml_tensor * t = ggml_graph_node(in.graph, i);
-        if (useful[t] || is_view_op(t->op)) continue;
         waste_nodes++;
         waste_flops += estimate_flops(t);
         wasted += (wasted.size() > 1 ? "," : "") + JsonObject().integer("i", i).str("op", ggml_op_desc(t)).str("name", t->name)
@@ -354,10 +363,9 @@ hone_status hone_trainer_op_report(hone_trainer * tr, char ** json, hone_error *
         in.opt_graph = tr->g_opt;
         in.opt_backend = tr->model->backends.primary;
         in.model = tr->model;
-        for (int i = 0; i < ggml_graph_n_nodes(tr->gb); i++) {
-            if (ggml_graph_node(tr->gb, i) == tr->loss) { in.n_forward_nodes = i + 1; break; }
-        }
-        for (auto & p : tr->adapter->pairs) { in.trainable.insert(p.a); in.trainable.insert(p.b); }
+        in.n_forward_nodes = tr->n_forward_nodes;
+        in.trainable = tr->trainable;
+        in.waste = &tr->waste;
         in.memory = &tr->memory;
         in.profile = tr->profile.get();
         in.dry_run = tr->p.dry_run;

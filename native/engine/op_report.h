@@ -16,6 +16,18 @@ struct hone_model;
 
 namespace hone {
 
+// Gradient hygiene, found on the graph as built (before the scheduler rewrites sources to
+// its copies between backends). Node indices into the forward + backward graph.
+struct GradientWaste {
+    // Forward nodes that have a gradient although they are neither trainable nor computed
+    // from a trainable tensor.
+    std::vector<int> forward;
+    // Backward nodes from which no trainable tensor's gradient is computed.
+    std::vector<int> backward;
+};
+
+GradientWaste find_gradient_waste(ggml_cgraph * graph, int n_forward_nodes, const std::set<const ggml_tensor *> & trainable);
+
 struct OpReportInput {
     ggml_backend_sched_t sched = nullptr; // after split/alloc of `graph`
     ggml_cgraph * graph = nullptr;        // forward + backward
@@ -27,6 +39,7 @@ struct OpReportInput {
     const MemoryPlan * memory = nullptr;     // the plan, with what was measured
     const OpProfile * profile = nullptr;     // per-node times (--profile), may be null
     bool dry_run = false;                    // scheduled but never allocated nor run
+    const GradientWaste * waste = nullptr;   // from find_gradient_waste on the graph as built
 };
 
 // The report as a JSON document (schema: docs/ops-json.md).

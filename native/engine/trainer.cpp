@@ -28,6 +28,24 @@ hone_trainer::~hone_trainer() {
     for (ggml_context * c : { ctx_opt, ctx_accs, ctx_state, ctx_compute }) if (c) ggml_free(c);
 }
 
+namespace hone {
+
+void GraphSources::save(ggml_cgraph * g) {
+    nodes.clear();
+    for (int i = 0; i < ggml_graph_n_nodes(g); i++) {
+        ggml_tensor * t = ggml_graph_node(g, i);
+        std::array<ggml_tensor *, GGML_MAX_SRC> src;
+        for (int s = 0; s < GGML_MAX_SRC; s++) src[s] = t->src[s];
+        nodes.emplace_back(t, src);
+    }
+}
+
+void GraphSources::restore() const {
+    for (auto & [t, src] : nodes) for (int s = 0; s < GGML_MAX_SRC; s++) t->src[s] = src[s];
+}
+
+} // namespace hone
+
 // Room for forward, backward and accumulation nodes: measured at about 3x the forward
 // graph; llama.cpp's inference-sized graph overflows at 16 layers, so size from layers.
 static size_t training_graph_size(const hone_model & m) { return 4096 + (size_t) m.hp.n_layer * 1024; }
@@ -93,6 +111,12 @@ static void build_graphs(hone_trainer & tr) {
     tr.gb = ggml_graph_dup(ctx, tr.gf, true);
     ggml_build_backward_expand(ctx, tr.gb, accs.data());
     build_optimizer(tr);
+    tr.sources.save(tr.gb);
+    for (int i = 0; i < ggml_graph_n_nodes(tr.gb); i++) {
+        if (ggml_graph_node(tr.gb, i) == tr.loss) { tr.n_forward_nodes = i + 1; break; }
+    }
+    for (auto & p : ad.pairs) { tr.trainable.insert(p.a); tr.trainable.insert(p.b); }
+    tr.waste = find_gradient_waste(tr.gb, tr.n_forward_nodes, tr.trainable);
 
     std::vector<ggml_backend_t> list = m.backends.list();
     if (!tr.test_refuse_ops.empty()) {
@@ -119,7 +143,10 @@ static void allocate_static(hone_trainer & tr) {
 static void allocate_compute(hone_trainer & tr) {
     // Planning sized the buffers without allocating them: reserve allocates them (allocating
     // the graph straight after a size-only reserve would use buffers that do not exist).
-    if (!ggml_backend_sched_reserve(tr.sched, tr.gb) || !ggml_backend_sched_alloc_graph(tr.sched, tr.gb)) {
+    tr.sources.restore();
+    const bool reserved = ggml_backend_sched_reserve(tr.sched, tr.gb);
+    tr.sources.restore();
+    if (!reserved || !ggml_backend_sched_alloc_graph(tr.sched, tr.gb)) {
         fail(HONE_E_MEMORY, "not enough memory for the training graph at context %d x %d sequence(s): lower --ctx or --ubatch, or the rank",
              tr.T, tr.B);
     }
@@ -130,6 +157,7 @@ static void allocate_compute(hone_trainer & tr) {
 static void use_graph(hone_trainer & tr, ggml_cgraph * g) {
     if (tr.sched_graph == g) return;
     ggml_backend_sched_reset(tr.sched);
+    tr.sources.restore();
     if (!ggml_backend_sched_alloc_graph(tr.sched, g)) fail(HONE_E_MEMORY, "cannot allocate the %s graph", g == tr.gb ? "training" : "evaluation");
     tr.sched_graph = g;
 }

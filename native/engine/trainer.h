@@ -5,11 +5,14 @@
 #include "hone.h"
 #include "memory_plan.h"
 #include "op_profile.h"
+#include "op_report.h"
 
 #include "ggml-alloc.h"
 #include "ggml-backend.h"
 
+#include <array>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -40,6 +43,15 @@ struct DataIdentity {
     int64_t n_steps = 0;
     int32_t n_train = 0, n_eval = 0;
     uint64_t train_fp = 0, eval_fp = 0;
+};
+
+// Every split of a graph by the scheduler rewrites its nodes' sources to copies living in the
+// scheduler's context, which the next split frees: splitting the same graph again (planning,
+// then allocation, then training and evaluation in turn) must start from the sources as built.
+struct GraphSources {
+    std::vector<std::pair<ggml_tensor *, std::array<ggml_tensor *, GGML_MAX_SRC>>> nodes;
+    void save(ggml_cgraph * g);
+    void restore() const;
 };
 
 } // namespace hone
@@ -78,6 +90,10 @@ struct hone_trainer {
     ggml_tensor * grad_sumsq = nullptr;   // F32 [1]
     std::vector<hone::ParamState> params;
 
+    hone::GraphSources sources;                  // gb's node sources as built (gf's nodes are among them)
+    int n_forward_nodes = 0;                     // gb's first nodes, up to the loss, are the forward pass
+    std::set<const ggml_tensor *> trainable;     // the adapter's tensors
+    hone::GradientWaste waste;                   // found once the backward pass is built
     hone::MemoryPlan memory;                     // planned at init, measured while training
     std::unique_ptr<hone::OpProfile> profile;    // set when p.profile
     bool stepped = false;                        // a step ran in this process (the first one also allocates)
