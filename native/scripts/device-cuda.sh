@@ -44,6 +44,14 @@ log "build: $(( $(date +%s) - t0 )) s"
 
 vocab() { echo "$src/models/ggml-vocab-$1.gguf"; }
 
+# Real model shapes for the benchmark and the plan check.
+declare -A spec=(
+  [qwen2.5-0.5b]="--arch qwen2 --embd 896 --layers 24 --heads 14 --kv-heads 2 --ff 4864 --tied --vocab-from $(vocab qwen2)"
+  [llama-3.2-1b]="--arch llama --embd 2048 --layers 16 --heads 32 --kv-heads 8 --ff 8192 --tied --vocab-from $(vocab llama-bpe)"
+  [qwen3-4b]="--arch qwen3 --embd 2560 --layers 36 --heads 32 --kv-heads 8 --head-dim 128 --ff 9728 --tied --vocab-from $(vocab qwen2)"
+)
+
+
 for stage in $stages; do case $stage in
 ops)
   # OUT_PROD against the CPU backend: every case, the new multi-block ones included.
@@ -78,11 +86,6 @@ train)
 bench)
   # One sequence of 2048 tokens per optimizer step, LoRA r=8 alpha=16 on q/k/v/o/gate/up/down.
   # (a) patched, (b) the same build with the switch off (short: it is slow), (c) PyTorch + PEFT.
-  declare -A spec=(
-    [qwen2.5-0.5b]="--arch qwen2 --embd 896 --layers 24 --heads 14 --kv-heads 2 --ff 4864 --tied --vocab-from $(vocab qwen2)"
-    [llama-3.2-1b]="--arch llama --embd 2048 --layers 16 --heads 32 --kv-heads 8 --ff 8192 --tied --vocab-from $(vocab llama-bpe)"
-    [qwen3-4b]="--arch qwen3 --embd 2560 --layers 36 --heads 32 --kv-heads 8 --head-dim 128 --ff 9728 --tied --vocab-from $(vocab qwen2)"
-  )
   for shape in ${BENCH_SHAPES:-qwen2.5-0.5b llama-3.2-1b qwen3-4b}; do
     m=$work/$shape-q4_k_m.gguf
     t0=$(date +%s)
@@ -102,6 +105,25 @@ bench)
       log "$shape peft $c: $(tail -1 "$out/peft.jsonl")"
     done
   done
+  ;;
+plan)
+  # The memory plan before training (--dry-run) against the measured GPU peak, and a profiled
+  # run: where a step's time goes. Uses the bench models (made by the bench stage if absent).
+  for shape in ${PLAN_SHAPES:-qwen2.5-0.5b qwen3-4b}; do
+    m=$work/$shape-q4_k_m.gguf
+    [ -f "$m" ] || "$bin/hone-train" make-model ${spec[$shape]:-} --type q4_k_m --out "$m" 2>> "$out/plan.log"
+    "$bin/hone-train" --model "$m" --data "$dev/text.txt" --out "$out/$shape-dry" --backend cuda --steps 4 --ctx 2048 --rank 8 --alpha 16 \
+      --dry-run --json > "$out/$shape-dry.jsonl" 2>> "$out/plan.log"
+    log "$shape dry run: exit $? $(python3 "$native/scripts/ops-summary.py" "$out/$shape-dry/ops.json" 2>&1 | sed -n 2,20p)"
+    "$bin/hone-train" --model "$m" --data "$dev/text.txt" --out "$out/$shape-prof" --backend cuda --steps 4 --ctx 2048 --rank 8 --alpha 16 \
+      --profile --json > "$out/$shape-prof.jsonl" 2>> "$out/plan.log"
+    log "$shape profiled run: exit $? $(python3 "$native/scripts/ops-summary.py" "$out/$shape-prof/ops.json" "$out/$shape-prof.jsonl" 2>&1)"
+    log "$(python3 "$native/scripts/profile-summary.py" "$out/$shape-prof/ops.json" 14 2>&1)"
+  done
+  ;;
+set-rows)
+  "$bin/test-backend-ops" test -b CUDA0 -o SET_ROWS > "$out/ops-SET_ROWS.log" 2>&1
+  log "SET_ROWS: $(grep -E 'tests passed' "$out/ops-SET_ROWS.log" | tail -1 | sed 's/^ *//')"
   ;;
 esac; done
 log "done"
