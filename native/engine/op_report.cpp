@@ -369,7 +369,13 @@ hone_status hone_trainer_op_report(hone_trainer * tr, char ** json, hone_error *
         in.memory = &tr->memory;
         in.profile = tr->profile.get();
         in.dry_run = tr->p.dry_run;
+        // The report reads the graph as built: the last split rewrote sources to its copies
+        // (put back afterwards, the scheduler's allocation uses them).
+        GraphSources as_split;
+        as_split.save(tr->gb);
+        tr->sources.restore();
         const std::string s = op_report_json(in);
+        as_split.restore();
         *json = (char *) malloc(s.size() + 1);
         if (!*json) throw std::bad_alloc();
         memcpy(*json, s.c_str(), s.size() + 1);
