@@ -89,8 +89,10 @@ ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone
         v = ggml_reshape_3d(ctx, v, hd, nkv, N);
         if (L.q_norm) q = rms(ctx, q, L.q_norm, hp.rms_eps);
         if (L.k_norm) k = rms(ctx, k, L.k_norm, hp.rms_eps);
-        q = tag(rope(q), "q_rope", il);
-        k = tag(rope(k), "k_rope", il);
+        if (hp.no_rope_layer_step == 0 || (il + 1) % hp.no_rope_layer_step != 0) {
+            q = tag(rope(q), "q_rope", il);
+            k = tag(rope(k), "k_rope", il);
+        }
 
         ggml_tensor * q4 = heads_first(ctx, q, hd, nh, T, B);
         ggml_tensor * k4 = repeat_kv(ctx, heads_first(ctx, k, hd, nkv, T, B), nh);

@@ -92,16 +92,19 @@ static void read_hparams(hone_model & m) {
         { "llama", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL },    { "mistral3", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL },
         { "deci", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL },     { "ernie4_5", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL },
         { "exaone", Arch::LLAMA, GGML_ROPE_TYPE_NEOX },     { "qwen2", Arch::QWEN2, GGML_ROPE_TYPE_NEOX },
-        { "qwen3", Arch::QWEN3, GGML_ROPE_TYPE_NEOX },
+        { "qwen3", Arch::QWEN3, GGML_ROPE_TYPE_NEOX },      { "smollm3", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL },
     };
     bool known = false;
     for (auto & k : KNOWN) {
         if (hp.arch_name == k.name) { hp.arch = k.arch; hp.rope_type = k.rope; known = true; }
     }
     if (!known) {
-        fail(HONE_E_UNSUPPORTED, "%s: architecture '%s' cannot train yet: %s (trainable: llama, mistral3, deci, ernie4_5, exaone, qwen2, qwen3)",
+        fail(HONE_E_UNSUPPORTED, "%s: architecture '%s' cannot train yet: %s (trainable: llama, mistral3, deci, ernie4_5, exaone, smollm3, qwen2, qwen3)",
              m.path.c_str(), hp.arch_name.c_str(), describe_scan(scan_architecture(m.path)).c_str());
     }
+
+    // As llama.cpp's SmolLM3 graph: every 4th layer has no rotary embedding.
+    if (hp.arch_name == "smollm3") hp.no_rope_layer_step = 4;
 
     const std::string a = hp.arch_name + ".";
     hp.n_layer   = gguf_u32(g, a + "block_count", true);

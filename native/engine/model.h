@@ -26,6 +26,7 @@ struct Hparams {
     int n_layer = 0, n_embd = 0, n_ff = 0, n_head = 0, n_head_kv = 0, head_dim = 0, n_rot = 0;
     int n_vocab = 0, n_ctx_train = 0;
     int rope_type = 0;            // GGML_ROPE_TYPE_NORMAL or _NEOX
+    int no_rope_layer_step = 0;   // > 0: layers il with (il + 1) % step == 0 skip RoPE (SmolLM3 NoPE layers)
     float rms_eps = 1e-5f;
     float rope_freq_base = 10000.0f;
     float rope_freq_scale = 1.0f;

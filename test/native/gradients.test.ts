@@ -106,17 +106,18 @@ describe('the training forward pass equals llama.cpp inference with a non-zero a
   });
 });
 
-// Architectures whose llama.cpp graph is llama's (RoPE normal, or NeoX for exaone): made with
-// llama's tensors under their own name, each checked against llama.cpp and trained.
-describe('llama-graph architectures: mistral3, deci, ernie4_5, exaone', () => {
+// Architectures whose llama.cpp graph is llama's (RoPE normal, or NeoX for exaone; smollm3
+// skips RoPE every 4th layer, so the models have 5 layers): made with llama's tensors under
+// their own name, each checked against llama.cpp and trained.
+describe('llama-graph architectures: mistral3, deci, ernie4_5, exaone, smollm3', () => {
   const dir = tempDir();
   const data = join(dir, 'text.txt');
   writeFileSync(data, TEXT);
-  for (const arch of ['mistral3', 'deci', 'ernie4_5', 'exaone']) {
+  for (const arch of ['mistral3', 'deci', 'ernie4_5', 'exaone', 'smollm3']) {
     for (const type of ['f32', 'q8_0']) {
       test(`${arch} ${type}: forward equals llama.cpp${type === 'f32' ? ' and training lowers the loss' : ''}`, () => {
         const model = join(dir, `${arch}-${type}.gguf`);
-        const m = honeTrain(['make-model', '--arch', 'llama', '--as-arch', arch, '--embd', '128', '--layers', '3', '--heads', '4',
+        const m = honeTrain(['make-model', '--arch', 'llama', '--as-arch', arch, '--embd', '128', '--layers', '5', '--heads', '4',
           '--kv-heads', '2', '--ff', '256', '--type', type, '--vocab-from', vocab('llama-spm'), '--out', model]);
         assert.equal(m.code, 0, m.stderr);
         const c = honeTrain(['check-forward', '--model', model, '--perturb-b', '0.05', '--text', TEXT, '--json']);
