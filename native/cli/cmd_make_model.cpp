@@ -192,6 +192,13 @@ int cmd_make_model(int argc, char ** argv) {
     gguf_set_val_u32(g, (A + "rope.dimension_count").c_str(), s.head_dim);
     gguf_set_val_f32(g, (A + "rope.freq_base").c_str(), s.arch == "llama" ? 10000.0f : 1000000.0f);
     gguf_set_val_f32(g, (A + "attention.layer_norm_rms_epsilon").c_str(), s.arch == "llama" ? 1e-5f : 1e-6f);
+    if (written_arch == "granite") {
+        // Granite stores its scales (llama.cpp requires logit_scale): values of the real models' order.
+        gguf_set_val_f32(g, (A + "logit_scale").c_str(), 8.0f);
+        gguf_set_val_f32(g, (A + "residual_scale").c_str(), 0.22f);
+        gguf_set_val_f32(g, (A + "embedding_scale").c_str(), 12.0f);
+        gguf_set_val_f32(g, (A + "attention.scale").c_str(), 0.0078125f);
+    }
 
     const std::vector<TensorPlan> tensors = plan(s);
     ggml_context * meta = ggml_init({ ggml_tensor_overhead() * (tensors.size() + 1), nullptr, true });

@@ -69,7 +69,8 @@ static ggml_tensor * repeat_kv(ggml_context * ctx, ggml_tensor * x, int n_head) 
 ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone_adapter * ad, const ForwardInputs & in, int T, int B) {
     const Hparams & hp = m.hp;
     const int hd = hp.head_dim, nh = hp.n_head, nkv = hp.n_head_kv, N = T * B;
-    const float kq_scale = 1.0f / std::sqrt((float) hd);
+    const float kq_scale = hp.attention_scale != 0.0f ? hp.attention_scale : 1.0f / std::sqrt((float) hd);
+    auto residual = [&](ggml_tensor * x) { return hp.residual_scale != 0.0f ? ggml_scale(ctx, x, hp.residual_scale) : x; };
     // RoPE as llama.cpp runs it without YaRN: ext_factor 0, attn_factor 1, beta 32/1.
     auto rope = [&](ggml_tensor * x) {
         return ggml_rope_ext(ctx, x, in.pos, m.rope_freqs, hp.n_rot, hp.rope_type, hp.n_ctx_train,
@@ -77,6 +78,7 @@ ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone
     };
 
     ggml_tensor * inpL = ggml_get_rows(ctx, m.tok_embd, in.tokens);
+    if (hp.embedding_scale != 0.0f) inpL = ggml_scale(ctx, inpL, hp.embedding_scale);
     for (int il = 0; il < hp.n_layer; il++) {
         const LayerWeights & L = m.layers[il];
         ggml_tensor * cur = tag(rms(ctx, inpL, L.attn_norm, hp.rms_eps), "attn_norm", il);
@@ -107,16 +109,17 @@ ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone
         cur = ggml_cont_2d(ctx, ggml_permute(ctx, kqv, 0, 2, 1, 3), (int64_t) hd * nh, N);
         cur = tag(add_bias(ctx, lora_mm(ctx, ad, L.wo, cur), L.bo), "attn_out", il);
 
-        ggml_tensor * ffn_inp = tag(ggml_add(ctx, cur, inpL), "ffn_inp", il);
+        ggml_tensor * ffn_inp = tag(ggml_add(ctx, residual(cur), inpL), "ffn_inp", il);
         cur = tag(rms(ctx, ffn_inp, L.ffn_norm, hp.rms_eps), "ffn_norm", il);
         ggml_tensor * gate = tag(lora_mm(ctx, ad, L.ffn_gate, cur), "ffn_gate", il);
         ggml_tensor * up = tag(lora_mm(ctx, ad, L.ffn_up, cur), "ffn_up", il);
         cur = tag(ggml_mul(ctx, ggml_silu(ctx, gate), up), "ffn_act", il); // SWIGLU, split so it has a backward
         cur = tag(lora_mm(ctx, ad, L.ffn_down, cur), "ffn_out", il);
-        inpL = tag(ggml_add(ctx, cur, ffn_inp), "l_out", il);
+        inpL = tag(ggml_add(ctx, residual(cur), ffn_inp), "l_out", il);
     }
     ggml_tensor * cur = rms(ctx, inpL, m.output_norm, hp.rms_eps);
     ggml_tensor * logits = lora_mm(ctx, ad, m.output, cur);
+    if (hp.logit_scale != 0.0f && hp.logit_scale != 1.0f) logits = ggml_scale(ctx, logits, 1.0f / hp.logit_scale);
     ggml_set_name(logits, "logits");
     return logits;
 }

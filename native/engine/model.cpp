@@ -6,6 +6,7 @@
 #include "ggml-cpu.h"
 #include "llama.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
@@ -93,13 +94,14 @@ static void read_hparams(hone_model & m) {
         { "deci", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL },     { "ernie4_5", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL },
         { "exaone", Arch::LLAMA, GGML_ROPE_TYPE_NEOX },     { "qwen2", Arch::QWEN2, GGML_ROPE_TYPE_NEOX },
         { "qwen3", Arch::QWEN3, GGML_ROPE_TYPE_NEOX },      { "smollm3", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL },
+        { "minicpm", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL },  { "granite", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL },
     };
     bool known = false;
     for (auto & k : KNOWN) {
         if (hp.arch_name == k.name) { hp.arch = k.arch; hp.rope_type = k.rope; known = true; }
     }
     if (!known) {
-        fail(HONE_E_UNSUPPORTED, "%s: architecture '%s' cannot train yet: %s (trainable: llama, mistral3, deci, ernie4_5, exaone, smollm3, qwen2, qwen3)",
+        fail(HONE_E_UNSUPPORTED, "%s: architecture '%s' cannot train yet: %s (trainable: llama, mistral3, deci, ernie4_5, exaone, smollm3, minicpm, granite, qwen2, qwen3)",
              m.path.c_str(), hp.arch_name.c_str(), describe_scan(scan_architecture(m.path)).c_str());
     }
 
@@ -116,6 +118,15 @@ static void read_hparams(hone_model & m) {
     hp.n_rot     = gguf_u32(g, a + "rope.dimension_count", false, hp.head_dim);
     hp.n_ctx_train = gguf_u32(g, a + "context_length", false, 2048);
     hp.rms_eps   = gguf_f32(g, a + "attention.layer_norm_rms_epsilon", 1e-5f);
+    // Granite-style scales, with llama.cpp's defaults for MiniCPM (Granite stores them all).
+    const bool minicpm = hp.arch_name == "minicpm", granite = hp.arch_name == "granite";
+    if (minicpm || granite) {
+        if (granite && gguf_find_key(g, (a + "logit_scale").c_str()) < 0) fail(HONE_E_FORMAT, "%s: missing metadata key '%slogit_scale'", m.path.c_str(), a.c_str());
+        hp.embedding_scale = gguf_f32(g, a + "embedding_scale", minicpm ? 12.0f : 0.0f);
+        hp.residual_scale = gguf_f32(g, a + "residual_scale", minicpm ? 1.4f / std::sqrt((float) hp.n_layer) : 0.0f);
+        hp.logit_scale = gguf_f32(g, a + "logit_scale", minicpm ? 256.0f / (float) hp.n_embd : 1.0f);
+        hp.attention_scale = gguf_f32(g, a + "attention.scale", 0.0f);
+    }
     hp.rope_freq_base = gguf_f32(g, a + "rope.freq_base", 10000.0f);
     // As llama.cpp: a linear factor applies whatever the scaling type; llama3-style scaling
     // comes as the rope_freqs tensor. YaRN and LongRoPE need terms we do not build yet.

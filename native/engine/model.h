@@ -26,6 +26,11 @@ struct Hparams {
     int n_layer = 0, n_embd = 0, n_ff = 0, n_head = 0, n_head_kv = 0, head_dim = 0, n_rot = 0;
     int n_vocab = 0, n_ctx_train = 0;
     int rope_type = 0;            // GGML_ROPE_TYPE_NORMAL or _NEOX
+    // Granite-style scales (MiniCPM, Granite); 0 = not used.
+    float embedding_scale = 0.0f;  // token embeddings times this
+    float residual_scale = 0.0f;   // attention and FFN outputs times this before each residual add
+    float logit_scale = 0.0f;      // logits divided by this
+    float attention_scale = 0.0f;  // KQ scale instead of 1/sqrt(head_dim)
     int no_rope_layer_step = 0;   // > 0: layers il with (il + 1) % step == 0 skip RoPE (SmolLM3 NoPE layers)
     float rms_eps = 1e-5f;
     float rope_freq_base = 10000.0f;
