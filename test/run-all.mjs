@@ -44,8 +44,23 @@ function runSuite(suite, files) {
   });
 }
 
+// The TypeScript typecheck counts as one test: a type error fails the run.
+function typecheck() {
+  return new Promise((resolve) => {
+    const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+    const child = spawn(process.execPath, [tsc, '--noEmit', '-p', 'tsconfig.json'], { cwd: root, stdio: 'inherit' });
+    child.on('close', (code) => resolve(code === 0));
+  });
+}
+
 const only = process.argv.slice(2);
 let passed = 0, failed = 0, skipped = 0;
+if (!only.length || only.includes('typecheck')) {
+  console.log('\n=== typecheck ===');
+  const ok = await typecheck();
+  ok ? passed++ : failed++;
+  console.log(`=== typecheck: ${ok ? 'passed' : 'FAILED'} ===`);
+}
 for (const suite of SUITES) {
   if (only.length && !only.includes(suite.name)) continue;
   const files = testFiles(suite.dir);

@@ -14,6 +14,7 @@ static const char * USAGE =
     "             --threads N --weight-decay 0 --schedule constant|linear|cosine --warmup 0 --lr-min 0\n"
     "             --max-grad-norm 1 (0: off) --eval-data FILE | --eval-split 0.1 --eval-every K\n"
     "             --checkpoint-every K --keep-checkpoints 3 --json]\n"
+    "             [--dry-run (ops.json + memory plan, nothing trained) --profile (per-op times) --memory-limit 8G]\n"
     "  hone-train --resume DIR/checkpoints/STEP [--out DIR --threads N --json ...]\n"
     "             (Ctrl-C: finish the step, checkpoint, exit 0; twice: stop after the micro-batch)\n"
     "  hone-train make-model --arch llama|qwen2|qwen3 --embd N --layers N --heads N --kv-heads N --ff N\n"

@@ -16,6 +16,7 @@ function checkGrad(model: string, extra: string[] = []) {
   const r = honeTrain(['check-grad', '--model', model, '--elements', '4', '--seed', '3', '--json', ...extra]);
   const grads = r.events.filter((e) => e.type === 'grad');
   const summary = r.events.find((e) => e.type === 'check-grad');
+  assert.ok(summary, `no summary event: ${r.stdout}${r.stderr}`);
   return { r, grads, summary };
 }
 
