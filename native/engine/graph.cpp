@@ -89,12 +89,14 @@ ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone
         q = ggml_reshape_3d(ctx, q, hd, nh, N);
         k = ggml_reshape_3d(ctx, k, hd, nkv, N);
         v = ggml_reshape_3d(ctx, v, hd, nkv, N);
-        if (L.q_norm) q = rms(ctx, q, L.q_norm, hp.rms_eps);
-        if (L.k_norm) k = rms(ctx, k, L.k_norm, hp.rms_eps);
+        if (L.q_norm && !hp.qk_norm_after_rope) q = rms(ctx, q, L.q_norm, hp.rms_eps);
+        if (L.k_norm && !hp.qk_norm_after_rope) k = rms(ctx, k, L.k_norm, hp.rms_eps);
         if (hp.no_rope_layer_step == 0 || (il + 1) % hp.no_rope_layer_step != 0) {
             q = tag(rope(q), "q_rope", il);
             k = tag(rope(k), "k_rope", il);
         }
+        if (L.q_norm && hp.qk_norm_after_rope) q = rms(ctx, q, L.q_norm, hp.rms_eps);
+        if (L.k_norm && hp.qk_norm_after_rope) k = rms(ctx, k, L.k_norm, hp.rms_eps);
 
         ggml_tensor * q4 = heads_first(ctx, q, hd, nh, T, B);
         ggml_tensor * k4 = repeat_kv(ctx, heads_first(ctx, k, hd, nkv, T, B), nh);

@@ -95,18 +95,20 @@ static void read_hparams(hone_model & m) {
         { "exaone", Arch::LLAMA, GGML_ROPE_TYPE_NEOX },     { "qwen2", Arch::QWEN2, GGML_ROPE_TYPE_NEOX },
         { "qwen3", Arch::QWEN3, GGML_ROPE_TYPE_NEOX },      { "smollm3", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL },
         { "minicpm", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL },  { "granite", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL },
+        { "hunyuan-dense", Arch::QWEN3, GGML_ROPE_TYPE_NEOX },
     };
     bool known = false;
     for (auto & k : KNOWN) {
         if (hp.arch_name == k.name) { hp.arch = k.arch; hp.rope_type = k.rope; known = true; }
     }
     if (!known) {
-        fail(HONE_E_UNSUPPORTED, "%s: architecture '%s' cannot train yet: %s (trainable: llama, mistral3, deci, ernie4_5, exaone, smollm3, minicpm, granite, qwen2, qwen3)",
+        fail(HONE_E_UNSUPPORTED, "%s: architecture '%s' cannot train yet: %s (trainable: llama, mistral3, deci, ernie4_5, exaone, smollm3, minicpm, granite, qwen2, qwen3, hunyuan-dense)",
              m.path.c_str(), hp.arch_name.c_str(), describe_scan(scan_architecture(m.path)).c_str());
     }
 
     // As llama.cpp's SmolLM3 graph: every 4th layer has no rotary embedding.
     if (hp.arch_name == "smollm3") hp.no_rope_layer_step = 4;
+    hp.qk_norm_after_rope = hp.arch_name == "hunyuan-dense";
 
     const std::string a = hp.arch_name + ".";
     hp.n_layer   = gguf_u32(g, a + "block_count", true);

@@ -31,7 +31,8 @@ struct Hparams {
     float residual_scale = 0.0f;   // attention and FFN outputs times this before each residual add
     float logit_scale = 0.0f;      // logits divided by this
     float attention_scale = 0.0f;  // KQ scale instead of 1/sqrt(head_dim)
-    int no_rope_layer_step = 0;   // > 0: layers il with (il + 1) % step == 0 skip RoPE (SmolLM3 NoPE layers)
+    int no_rope_layer_step = 0;
+    bool qk_norm_after_rope = false; // Hunyuan normalises Q and K after RoPE, Qwen3 before   // > 0: layers il with (il + 1) % step == 0 skip RoPE (SmolLM3 NoPE layers)
     float rms_eps = 1e-5f;
     float rope_freq_base = 10000.0f;
     float rope_freq_scale = 1.0f;

@@ -111,16 +111,24 @@ describe('the training forward pass equals llama.cpp inference with a non-zero a
 // skips RoPE every 4th layer, so the models have 5 layers; minicpm and granite scale the
 // embeddings, residual branches, logits and attention): made with llama's tensors under
 // their own name, each checked against llama.cpp and trained.
-describe('llama-graph architectures: mistral3, deci, ernie4_5, exaone, smollm3, minicpm, granite', () => {
+describe('architectures on our llama and qwen3 graphs: mistral3, deci, ernie4_5, exaone, smollm3, minicpm, granite, hunyuan-dense', () => {
   const dir = tempDir();
   const data = join(dir, 'text.txt');
   writeFileSync(data, TEXT);
-  for (const arch of ['mistral3', 'deci', 'ernie4_5', 'exaone', 'smollm3', 'minicpm', 'granite']) {
+  const layouts: Record<string, { base: string; vocab: 'llama-spm' | 'qwen2' }> = {
+    mistral3: { base: 'llama', vocab: 'llama-spm' }, deci: { base: 'llama', vocab: 'llama-spm' },
+    ernie4_5: { base: 'llama', vocab: 'llama-spm' }, exaone: { base: 'llama', vocab: 'llama-spm' },
+    smollm3: { base: 'llama', vocab: 'llama-spm' }, minicpm: { base: 'llama', vocab: 'llama-spm' },
+    granite: { base: 'llama', vocab: 'llama-spm' },
+    // Hunyuan: Qwen3's tensors, Q/K norms after RoPE
+    'hunyuan-dense': { base: 'qwen3', vocab: 'qwen2' },
+  };
+  for (const arch of Object.keys(layouts)) {
     for (const type of ['f32', 'q8_0']) {
       test(`${arch} ${type}: forward equals llama.cpp${type === 'f32' ? ' and training lowers the loss' : ''}`, () => {
         const model = join(dir, `${arch}-${type}.gguf`);
-        const m = honeTrain(['make-model', '--arch', 'llama', '--as-arch', arch, '--embd', '128', '--layers', '5', '--heads', '4',
-          '--kv-heads', '2', '--ff', '256', '--type', type, '--vocab-from', vocab('llama-spm'), '--out', model]);
+        const m = honeTrain(['make-model', '--arch', layouts[arch].base, '--as-arch', arch, '--embd', '128', '--layers', '5', '--heads', '4',
+          '--kv-heads', '2', '--ff', '256', '--type', type, '--vocab-from', vocab(layouts[arch].vocab), '--out', model]);
         assert.equal(m.code, 0, m.stderr);
         const c = honeTrain(['check-forward', '--model', model, '--perturb-b', '0.05', '--text', TEXT, '--json']);
         assert.equal(c.code, 0, c.stderr);
