@@ -109,7 +109,7 @@ struct Harness {
     }
 
     void build() {
-        const size_t gsize = 4096 + (size_t) m.hp.n_layer * 1024;
+        const size_t gsize = training_graph_size(m.hp.n_layer);
         ctx = ggml_init({ ggml_tensor_overhead() * gsize * 3 + 3 * ggml_graph_overhead_custom(gsize, true), nullptr, true });
         for (auto & p : ad.pairs) { ggml_set_param(p.a); ggml_set_param(p.b); }
         in = make_forward_inputs(ctx, T, 1);

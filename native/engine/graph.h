@@ -6,6 +6,8 @@
 
 #include "ggml.h"
 
+#include <cstddef>
+
 struct hone_model;
 struct hone_adapter;
 
@@ -16,6 +18,10 @@ struct ForwardInputs {
     ggml_tensor * pos = nullptr;     // I32 [T*B], 0..T-1 per sequence
     ggml_tensor * kq_mask = nullptr; // F32 [T, T], 0 or -inf (causal)
 };
+
+// Graph size (nodes) for a forward + backward + accumulation graph: measured at about 3x the
+// forward graph; llama.cpp's inference-sized graph overflows at 16 layers, so size from layers.
+inline size_t training_graph_size(int n_layer) { return 4096 + (size_t) n_layer * 1024; }
 
 // Inputs are created in ctx and flagged as graph inputs. B = sequences, T = tokens each.
 ForwardInputs make_forward_inputs(ggml_context * ctx, int T, int B);

@@ -46,10 +46,6 @@ void GraphSources::restore() const {
 
 } // namespace hone
 
-// Room for forward, backward and accumulation nodes: measured at about 3x the forward
-// graph; llama.cpp's inference-sized graph overflows at 16 layers, so size from layers.
-static size_t training_graph_size(const hone_model & m) { return 4096 + (size_t) m.hp.n_layer * 1024; }
-
 // Tests only: a base tensor marked trainable, so the op report's gradient-waste detector has
 // something to find. It gets no accumulator and no optimizer state: nothing can update it.
 static ggml_tensor * mark_frozen_param(hone_trainer & tr) {
@@ -68,7 +64,7 @@ static ggml_tensor * mark_frozen_param(hone_trainer & tr) {
 static void build_graphs(hone_trainer & tr) {
     hone_model & m = *tr.model;
     hone_adapter & ad = *tr.adapter;
-    const size_t gsize = training_graph_size(m);
+    const size_t gsize = training_graph_size(m.hp.n_layer);
     ggml_init_params ip = { ggml_tensor_overhead() * gsize * 2 + 2 * ggml_graph_overhead_custom(gsize, true), nullptr, true };
     tr.ctx_compute = ggml_init(ip);
     ggml_context * ctx = tr.ctx_compute;
