@@ -22,7 +22,7 @@
 #include <vector>
 
 int cmd_check_forward(int argc, char ** argv) {
-    Args a(argc, argv, 2, { "model", "adapter", "text", "threads", "perturb-b", "backend" }, { "json" });
+    Args a(argc, argv, 2, { "model", "adapter", "text", "threads", "perturb-b", "backend", "gpu-precision" }, { "json" });
     const bool json = a.flag("json");
     const std::string model_path = a.required("model"), adapter_path = a.str("adapter"), text = a.required("text");
     hone_error err{};

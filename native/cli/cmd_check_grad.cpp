@@ -29,7 +29,7 @@ static const char * DEFAULT_TEXT = "Once upon a time, there was a little dog nam
 
 int cmd_check_grad(int argc, char ** argv) {
     Args a(argc, argv, 2, { "model", "adapter", "targets", "rank", "alpha", "elements", "seed", "text", "eps", "bound", "floor",
-                            "perturb-b", "threads", "backend" }, { "json" });
+                            "perturb-b", "threads", "backend", "gpu-precision" }, { "json" });
     const bool json = a.flag("json");
     hone_error err{};
     LoadedModel lm;

@@ -242,6 +242,8 @@ int cmd_train(int argc, char ** argv) {
     mp.path = model_path.c_str();
     const std::string backend = cfg["backend"];
     mp.backend = backend.c_str();
+    const std::string gpu_precision = cfg["gpu_precision"];
+    mp.gpu_precision = gpu_precision.c_str();
     mp.n_threads = cfg["threads"].get<int>();
     hone_model * model = nullptr;
     if (hone_model_load(&mp, &model, &err) != HONE_OK) return report_error(json, status_code(err.code), err.message);
@@ -283,7 +285,7 @@ int cmd_train(int argc, char ** argv) {
     if (dry_run) return dry_run_report(json, trainer, out_dir);
     if (json) {
         emit(JsonObject().str("type", "start").str("model", model_path).str("arch", info.arch).str("backend", info.backend)
-            .integer("sequences", (long long) data.tokens.size()).integer("eval_sequences", (long long) eval.tokens.size())
+            .str("gpu_precision", info.gpu_precision).integer("sequences", (long long) data.tokens.size()).integer("eval_sequences", (long long) eval.tokens.size())
             .integer("truncated", truncated).integer("adapter_params", hone_adapter_n_params(adapter))
             .integer("start_step", hone_trainer_step(trainer)).str("resumed_from", resume).raw("memory", memory_report(trainer).dump())
             .str("note", "flash attention is off for training: ggml has no backward for it"));
@@ -315,6 +317,7 @@ int cmd_train(int argc, char ** argv) {
     Config run_json_config = run_config;
     run_json_config["steps"] = ev.last.n_steps ? ev.last.n_steps : cfg["steps"].get<int>();
     run_json_config["backend"] = info.backend;
+    run_json_config["gpu_precision"] = info.gpu_precision;
     run_json_config["threads"] = mp.n_threads > 0 ? mp.n_threads : (int) std::thread::hardware_concurrency();
     run_json_config["beta1"] = tp.beta1;
     run_json_config["beta2"] = tp.beta2;

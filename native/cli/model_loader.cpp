@@ -8,6 +8,8 @@ bool load_model_and_adapter(const Args & a, bool json, LoadedModel & out) {
     hone_model_params mp = hone_model_default_params();
     mp.path = model_path.c_str();
     mp.backend = backend.c_str();
+    const std::string gpu_precision = a.str("gpu-precision", "bf16");
+    mp.gpu_precision = gpu_precision.c_str();
     mp.n_threads = (int) a.integer("threads", 0);
     hone_model * model = nullptr;
     if (hone_model_load(&mp, &model, &err) != HONE_OK) {

@@ -25,6 +25,7 @@ const Spec SPECS[] = {
     { "ctx", INT, true },           { "batch", INT, true },        { "ubatch", INT, true },
     { "out", PATH, false },         { "backend", STR, false },     { "threads", INT, false },    { "eval-every", INT, false },
     { "checkpoint-every", INT, false }, { "keep-checkpoints", INT, false }, { "memory-limit", STR, false },
+    { "gpu-precision", STR, false },
 };
 
 std::string key_of(const char * option) {
@@ -67,6 +68,7 @@ void fill_defaults(Config & c) {
     def("batch", tp.n_batch);
     def("ubatch", c["batch"]);
     def("backend", "auto");
+    def("gpu_precision", "bf16");
     def("threads", 0);
     def("eval_every", 0);
     def("checkpoint_every", 0);

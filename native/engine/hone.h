@@ -41,6 +41,8 @@ typedef struct {
     const char * path;    // GGUF file
     const char * backend; // "auto" (GPU if present, else CPU), "cpu", "cuda", "metal"
     int n_threads;        // CPU threads; <= 0: all hardware threads
+    const char * gpu_precision; // "bf16" (default): GPU matrix products in BF16 with F32 accumulation
+                                // on tensor cores; "f32": F32 throughout. Ignored on the CPU.
 } hone_model_params;
 
 hone_model_params hone_model_default_params(void);
@@ -51,6 +53,7 @@ typedef struct {
     char    arch[32];        // general.architecture
     char    name[128];       // general.name, or the file name
     char    backend[32];     // the backend the weights live on ("CPU", "CUDA0", ...)
+    char    gpu_precision[8]; // "bf16" or "f32" on a GPU backend that honours it, "" elsewhere
     int32_t n_layer, n_embd, n_ff, n_head, n_head_kv, head_dim, n_vocab, n_ctx_train;
     bool    tied_output;     // output head shares token_embd
     int64_t n_params;        // base parameters

@@ -1,5 +1,7 @@
 #include "model.h"
 
+#include "gpu_precision.h"
+
 #include "arch_scan.h"
 #include "error.h"
 
@@ -225,6 +227,7 @@ hone_model_params hone_model_default_params(void) {
     p.path = nullptr;
     p.backend = "auto";
     p.n_threads = 0;
+    p.gpu_precision = "bf16";
     return p;
 }
 
@@ -240,7 +243,15 @@ hone_status hone_model_load(const hone_model_params * params, hone_model ** out,
         bind_weights(*m);
         const size_t slash = m->path.find_last_of("/\\");
         m->name = gguf_str(m->gguf, "general.name", m->path.substr(slash == std::string::npos ? 0 : slash + 1));
+        const std::string precision = params->gpu_precision ? params->gpu_precision : "bf16";
+        apply_gpu_precision(precision, false); // validates before anything is loaded
         init_backends(m->backends, params->backend ? params->backend : "auto", m->n_threads);
+        const bool cuda = m->backends.primary != m->backends.cpu &&
+            std::string(ggml_backend_reg_name(ggml_backend_dev_backend_reg(ggml_backend_get_device(m->backends.primary)))) == "CUDA";
+        if (cuda) {
+            apply_gpu_precision(precision, true);
+            m->gpu_precision = precision;
+        }
         place_weights(*m);
         load_vocab(*m);
         *out = m.release();
@@ -254,6 +265,7 @@ void hone_model_get_info(const hone_model * m, hone_model_info * info) {
     snprintf(info->arch, sizeof(info->arch), "%s", m->hp.arch_name.c_str());
     snprintf(info->name, sizeof(info->name), "%s", m->name.c_str());
     snprintf(info->backend, sizeof(info->backend), "%s", ggml_backend_name(m->backends.primary));
+    snprintf(info->gpu_precision, sizeof(info->gpu_precision), "%s", m->gpu_precision.c_str());
     info->n_layer = m->hp.n_layer; info->n_embd = m->hp.n_embd; info->n_ff = m->hp.n_ff;
     info->n_head = m->hp.n_head; info->n_head_kv = m->hp.n_head_kv; info->head_dim = m->hp.head_dim;
     info->n_vocab = m->hp.n_vocab; info->n_ctx_train = m->hp.n_ctx_train;

@@ -63,6 +63,7 @@ struct hone_model {
     hone::Hparams hp;
     int n_threads = 1;
     hone::Backends backends;
+    std::string gpu_precision; // as applied; empty where the backend has no such switch
 
     gguf_context * gguf = nullptr;
     ggml_context * ctx_w = nullptr;   // weight tensors (metadata; data in buf_w)

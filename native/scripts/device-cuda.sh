@@ -2,7 +2,7 @@
 # GPU runs for the CUDA work, on a machine with nvcc, cmake and ninja but no Node and no
 # network. Builds ggml-cuda + hone-train + test-backend-ops from the llama.cpp bundle with
 # our patches, then runs the stages named on the command line, logging under $OUT.
-#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [mem] [train] [bench] [peft]
+#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows]
 # Inputs (ignored by git, carried to the machine): .device/gitRelease.bundle (from the pinned
 # node-llama-cpp tarball), .device/text.txt (training text) and optionally .device/native.tar
 # (`git archive HEAD native`: build a committed snapshot instead of the working tree).
@@ -100,6 +100,7 @@ bench)
       rc=$?; kill $smi 2>/dev/null
       log "$shape $mode: exit $rc, peak GPU $(sort -n "$out/smi-$shape-$mode.txt" | tail -1) MiB used (nvidia-smi); $(python3 "$native/scripts/ops-summary.py" "$out/$shape-$mode/ops.json" "$out/$shape-$mode.jsonl" 2>&1)"
     done
+    [ "${BENCH_PEFT:-1}" = 1 ] || continue
     for c in "" ${BENCH_COMPILE:-}; do
       timeout 300 python3 "$native/scripts/bench-peft.py" "$shape" $c >> "$out/peft.jsonl" 2>> "$out/peft.log"
       log "$shape peft $c: $(tail -1 "$out/peft.jsonl")"
@@ -119,6 +120,28 @@ plan)
       --profile --json > "$out/$shape-prof.jsonl" 2>> "$out/plan.log"
     log "$shape profiled run: exit $? $(python3 "$native/scripts/ops-summary.py" "$out/$shape-prof/ops.json" "$out/$shape-prof.jsonl" 2>&1)"
     log "$(python3 "$native/scripts/profile-summary.py" "$out/$shape-prof/ops.json" 14 2>&1)"
+  done
+  ;;
+ops-bf16)
+  # Patch 0003: OUT_PROD's batched BF16 path (stage ops), and every MUL_MAT case again with
+  # quantized weights of more than 64 columns routed to the dequantized BF16 copy.
+  GGML_CUDA_MMQ_MAX_BATCH=64 timeout 240 "$bin/test-backend-ops" test -b CUDA0 -o MUL_MAT > "$out/ops-mul-mat-bf16.log" 2>&1
+  log "MUL_MAT, MMQ max batch 64: $(grep -E 'tests passed' "$out/ops-mul-mat-bf16.log" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$out/ops-mul-mat-bf16.log") FAIL"
+  grep -E 'FAIL' "$out/ops-mul-mat-bf16.log" | head -5 | sed 's/^/    /' | tee -a "$out/summary.txt"
+  ;;
+precision)
+  # One build, the same runs under --gpu-precision f32 (ggml's own choices) and bf16 (patch 0003's switches).
+  for shape in ${BENCH_SHAPES:-qwen2.5-0.5b llama-3.2-1b qwen3-4b}; do
+    m=$work/$shape-q4_k_m.gguf
+    [ -f "$m" ] || "$bin/hone-train" make-model ${spec[$shape]} --type q4_k_m --out "$m" 2>> "$out/bench.log"
+    for prec in ${PRECISIONS:-f32 bf16}; do
+      nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$out/smi-$shape-$prec.txt" & smi=$!
+      "$bin/hone-train" --model "$m" --data "$dev/text.txt" --out "$out/$shape-$prec" --backend cuda --gpu-precision $prec \
+        --steps 6 --ctx 2048 --batch 1 --rank 8 --alpha 16 ${PROFILE:+--profile} --json > "$out/$shape-$prec.jsonl" 2>> "$out/bench.log"
+      rc=$?; kill $smi 2>/dev/null
+      log "$shape gpu-precision $prec: exit $rc, peak GPU $(sort -n "$out/smi-$shape-$prec.txt" | tail -1) MiB used (nvidia-smi); $(python3 "$native/scripts/ops-summary.py" "$out/$shape-$prec/ops.json" "$out/$shape-$prec.jsonl" 2>&1 | head -3)"
+      [ -n "${PROFILE:-}" ] && log "$(python3 "$native/scripts/profile-summary.py" "$out/$shape-$prec/ops.json" 16 ADD,MUL_MAT,OUT_PROD,SCALE,MUL,CONT 2>&1)"
+    done
   done
   ;;
 set-rows)

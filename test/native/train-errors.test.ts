@@ -94,6 +94,12 @@ describe('hone-train rejects bad input clearly', () => {
     expectFailure(['--model', model, '--data', bad], out, /bad\.jsonl:2: missing field 'text'/);
   });
 
+  test('an unknown GPU precision, before anything is loaded', (t) => {
+    const model = requireFixture(t, 'stories260K.gguf');
+    if (!model) return;
+    expectFailure(['--model', model, '--data', data, '--gpu-precision', 'fp8'], out, /unknown GPU precision 'fp8' \(expected bf16 or f32\)/);
+  });
+
   test('an unknown option is a usage error', (t) => {
     const model = requireFixture(t, 'stories260K.gguf');
     if (!model) return;

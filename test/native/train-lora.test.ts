@@ -40,6 +40,7 @@ function trainAndVerify(model: string, opts: { steps: number; lr: string; ctx?: 
   const runJson = JSON.parse(readFileSync(join(out, 'run.json'), 'utf8'));
   assert.equal(runJson.config.rank, 4);
   assert.equal(runJson.config.steps, opts.steps);
+  assert.equal(runJson.config.gpu_precision, '', 'the CPU has no GPU precision to record');
   assert.ok(Math.abs(runJson.metrics.final_loss - losses.at(-1)!) < 1e-6);
 
   const check = honeTrain(['check-forward', '--model', model, '--adapter', adapter, '--text', opts.prompt, '--json']);
