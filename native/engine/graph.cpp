@@ -116,7 +116,8 @@ ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone
         cur = tag(rms(ctx, ffn_inp, L.ffn_norm, hp.rms_eps), "ffn_norm", il);
         ggml_tensor * gate = tag(lora_mm(ctx, ad, L.ffn_gate, cur), "ffn_gate", il);
         ggml_tensor * up = tag(lora_mm(ctx, ad, L.ffn_up, cur), "ffn_up", il);
-        cur = tag(ggml_mul(ctx, ggml_silu(ctx, gate), up), "ffn_act", il); // SWIGLU, split so it has a backward
+        // SwiGLU as llama.cpp builds it; its backward recomputes silu(gate) instead of keeping it
+        cur = tag(ggml_swiglu_split(ctx, gate, up), "ffn_act", il);
         cur = tag(lora_mm(ctx, ad, L.ffn_down, cur), "ffn_out", il);
         inpL = tag(ggml_add(ctx, residual(cur), ffn_inp), "l_out", il);
     }
