@@ -32,6 +32,7 @@ export const DEFAULTS: TrainConfig = {
   ubatch: 0,
   seed: 42,
   backend: 'auto',
+  gpuPrecision: 'bf16',
   threads: 0,
   checkpointEvery: 0,
   keepCheckpoints: 3,
@@ -44,6 +45,7 @@ export const DEFAULTS: TrainConfig = {
 const CHOICES: Partial<Record<keyof TrainConfig, readonly string[]>> = {
   schedule: ['constant', 'linear', 'cosine'],
   backend: ['auto', 'cpu', 'cuda', 'metal'],
+  gpuPrecision: ['bf16', 'f32'],
   loss: ['assistant', 'all'],
   truncate: ['drop', 'left', 'right'],
 };

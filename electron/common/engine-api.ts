@@ -32,6 +32,8 @@ export interface TrainConfig {
   ubatch: number;
   seed: number;
   backend: 'auto' | 'cpu' | 'cuda' | 'metal';
+  /** How frozen quantized weights are multiplied on a GPU (docs/training.md). */
+  gpuPrecision: 'bf16' | 'f32';
   /** CPU threads; 0: all. */
   threads: number;
   checkpointEvery: number;

@@ -11,6 +11,8 @@ export interface ModelInfo {
   arch: string;
   name: string;
   backend: string;
+  /** 'bf16' or 'f32' on a GPU backend that honours it, '' elsewhere. */
+  gpuPrecision: string;
   nLayer: number;
   nEmbd: number;
   nVocab: number;
@@ -90,7 +92,7 @@ export interface NativeTrainer {
 }
 
 export interface HoneAddon {
-  Model: { load(o: { path: string; backend?: string; threads?: number }): Promise<NativeModel> };
+  Model: { load(o: { path: string; backend?: string; gpuPrecision?: string; threads?: number }): Promise<NativeModel> };
   Adapter: {
     create(model: NativeModel, o: { rank?: number; alpha?: number; targets?: string; seed?: number }): NativeAdapter;
     load(model: NativeModel, path: string): Promise<NativeAdapter>;

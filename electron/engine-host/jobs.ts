@@ -61,7 +61,7 @@ export async function trainJob(addon: HoneAddon, p: Requests['train']['payload']
   emit({ type: 'phase', phase: 'scan', message: `reading ${cfg.data.join(', ')}` });
   const ds = await scanOrFail(cfg, false);
   emit({ type: 'phase', phase: 'load', message: `loading ${cfg.model}` });
-  const model = await addon.Model.load({ path: cfg.model, backend: cfg.backend, threads: cfg.threads });
+  const model = await addon.Model.load({ path: cfg.model, backend: cfg.backend, gpuPrecision: cfg.gpuPrecision, threads: cfg.threads });
   const disposers: Array<() => void> = [() => model.dispose()];
   try {
     const renderer = createRenderer(model, cfg);

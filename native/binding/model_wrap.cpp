@@ -10,15 +10,16 @@ namespace {
 
 class LoadWorker : public Napi::AsyncWorker {
   public:
-    LoadWorker(Napi::Env env, std::string path, std::string backend, int threads, AddonData * data)
+    LoadWorker(Napi::Env env, std::string path, std::string backend, std::string gpu_precision, int threads, AddonData * data)
         : Napi::AsyncWorker(env, "hone.Model.load"), deferred_(Napi::Promise::Deferred::New(env)), path_(std::move(path)),
-          backend_(std::move(backend)), threads_(threads), data_(data) {}
+          backend_(std::move(backend)), gpu_precision_(std::move(gpu_precision)), threads_(threads), data_(data) {}
     Napi::Promise promise() { return deferred_.Promise(); }
 
     void Execute() override {
         hone_model_params p = hone_model_default_params();
         p.path = path_.c_str();
         p.backend = backend_.c_str();
+        p.gpu_precision = gpu_precision_.c_str();
         p.n_threads = threads_;
         status_ = hone_model_load(&p, &model_, &err_);
     }
@@ -31,7 +32,7 @@ class LoadWorker : public Napi::AsyncWorker {
 
   private:
     Napi::Promise::Deferred deferred_;
-    std::string path_, backend_;
+    std::string path_, backend_, gpu_precision_;
     int threads_;
     AddonData * data_;
     hone_model * model_ = nullptr;
@@ -76,12 +77,12 @@ void ModelWrap::free_if_unused() {
 
 Napi::Value ModelWrap::Load(const Napi::CallbackInfo & info) {
     Napi::Env env = info.Env();
-    HN_THROW_IF(env, info.Length() < 1 || !info[0].IsObject(), "invalid_argument", "Model.load expects {path, backend?, threads?}");
+    HN_THROW_IF(env, info.Length() < 1 || !info[0].IsObject(), "invalid_argument", "Model.load expects {path, backend?, gpuPrecision?, threads?}");
     Napi::Object o = info[0].As<Napi::Object>();
     const std::string path = get_string(o, "path", "");
     HN_THROW_IF(env, path.empty(), "invalid_argument", "Model.load: 'path' (a GGUF file) is required");
-    auto * w = new LoadWorker(env, path, get_string(o, "backend", "auto"), (int) get_number(o, "threads", 0),
-                              info.Env().GetInstanceData<AddonData>());
+    auto * w = new LoadWorker(env, path, get_string(o, "backend", "auto"), get_string(o, "gpuPrecision", "bf16"),
+                              (int) get_number(o, "threads", 0), info.Env().GetInstanceData<AddonData>());
     Napi::Promise p = w->promise();
     w->Queue();
     return p;
@@ -95,6 +96,7 @@ Napi::Value ModelWrap::Info(const Napi::CallbackInfo & info) {
     o.Set("arch", mi.arch);
     o.Set("name", mi.name);
     o.Set("backend", mi.backend);
+    o.Set("gpuPrecision", mi.gpu_precision);
     o.Set("nLayer", mi.n_layer);
     o.Set("nEmbd", mi.n_embd);
     o.Set("nFf", mi.n_ff);

@@ -51,7 +51,10 @@ describe('training from Node through the addon', () => {
     const hone = loadAddon();
     await assert.rejects(hone.Model.load({ path: join(tempDir(), 'missing.gguf') }), (e: { code: string; message: string }) =>
       e.code === 'io_error' && /missing\.gguf/.test(e.message));
+    await assert.rejects(hone.Model.load({ path, backend: 'cpu', gpuPrecision: 'fp8' }), (e: { code: string; message: string }) =>
+      e.code === 'invalid_argument' && /unknown GPU precision 'fp8'/.test(e.message));
     const model = await hone.Model.load({ path, backend: 'cpu', threads: 2 });
+    assert.equal(model.info().gpuPrecision, '', 'the CPU has no GPU precision');
     const tokens = model.tokenize(TEXT, true);
     const adapter = hone.Adapter.create(model, { rank: 4, targets: 'attn_q,attn_v' });
     assert.throws(() => hone.Adapter.create(model, { targets: 'attn_q,bogus' }), (e: { code: string; message: string }) =>
