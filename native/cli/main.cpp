@@ -24,6 +24,8 @@ static const char * USAGE =
     "  hone-train check-grad --model M.gguf [--adapter A.gguf] [--targets ...] [--elements 4 --seed 1 --eps 1e-2\n"
     "             --bound 1e-2 --floor 1e-3 --perturb-b 0.05 --text \"...\"] [--json]\n"
     "  hone-train scan --model M.gguf [--json]   (ops of llama.cpp's graph without a backward)\n"
+    "  hone-train probe-arch --arch NAME --vocab-from VOCAB.gguf --out M.gguf [--experts] [--json]\n"
+    "             (a tiny model of any architecture llama.cpp loads, made by answering its loader; then scanned)\n"
     "  hone-train render --model M.gguf --data EXAMPLES.jsonl [--chat-template-file T.jinja] [--loss assistant|all]\n"
     "             [--ignore-weights]   (one JSON line per example: text, tokens, loss mask, token byte spans)\n"
     "  hone-train score --model M.gguf [--adapter A.gguf] --data D [--ctx 256] [--json]\n";
@@ -45,6 +47,7 @@ int main(int argc, char ** argv) {
     try {
         if (argc >= 2 && !strcmp(argv[1], "make-model")) return cmd_make_model(argc, argv);
         if (argc >= 2 && !strcmp(argv[1], "check-forward")) return cmd_check_forward(argc, argv);
+        if (argc >= 2 && !strcmp(argv[1], "probe-arch")) return cmd_probe_arch(argc, argv);
         if (argc >= 2 && !strcmp(argv[1], "check-grad")) return cmd_check_grad(argc, argv);
         if (argc >= 2 && !strcmp(argv[1], "scan")) return cmd_scan(argc, argv);
         if (argc >= 2 && !strcmp(argv[1], "render")) return cmd_render(argc, argv);

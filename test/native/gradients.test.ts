@@ -172,4 +172,26 @@ describe('which architectures train', () => {
     assert.equal(r.code, 1);
     assert.match(r.stderr, /architecture 'gemma' cannot train yet: op GEGLU has no backward in ggml/);
   });
+
+  test('probe-arch makes a model of an architecture from its loader alone, then scans it', () => {
+    // starcoder2 (LayerNorm + GELU, biases everywhere) and olmo2 (Q/K norms over whole
+    // projections, post-norms) have layouts make-model cannot write.
+    const probe = (arch: string) => {
+      const r = honeTrain(['probe-arch', '--arch', arch, '--vocab-from', vocab('llama-spm'), '--out', join(dir, `${arch}-probe.gguf`), '--json']);
+      return { code: r.code, p: r.events.find((e) => e.type === 'probe')! };
+    };
+    const star = probe('starcoder2');
+    assert.equal(star.code, 0, JSON.stringify(star.p));
+    assert.equal(star.p.status, 'blocked');
+    assert.deepEqual(star.p.no_backward, ['GELU', 'NORM']);
+    assert.ok(star.p.tensors > 10 && star.p.tries > star.p.tensors, JSON.stringify(star.p));
+    const olmo = probe('olmo2');
+    assert.equal(olmo.p.status, 'differentiable', JSON.stringify(olmo.p));
+    assert.deepEqual(olmo.p.no_backward, []);
+    // an architecture llama.cpp does not know: refused by the loader, reported, no crash
+    const none = probe('no-such-arch');
+    assert.equal(none.code, 1);
+    assert.equal(none.p.status, 'not_loaded');
+    assert.match(none.p.error, /unknown model architecture: 'no-such-arch'/);
+  });
 });

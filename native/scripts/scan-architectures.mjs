@@ -1,0 +1,76 @@
+#!/usr/bin/env node
+// Scans every architecture the pinned llama.cpp knows: `hone-train probe-arch` makes a tiny
+// model of each by answering the loader, then lists the ops of llama.cpp's graph that ggml
+// cannot differentiate. Writes docs/results/architecture-scan.json and prints a Markdown
+// table (docs/architectures.md quotes it). About 5 s per architecture, two at a time.
+//   node native/scripts/scan-architectures.mjs [--only a,b,c]
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { prepareLlamaSource } from './llama-source.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const bin = path.join(root, 'native/bin');
+const vocabs = ['llama-spm', 'llama-bpe', 'qwen2', 'phi-3'].map((v) => path.join(bin, 'vocab', `${v}.gguf`));
+const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1].split(',') : null;
+
+const { src, tag } = prepareLlamaSource(path.join(root, 'native/patches'));
+const archSource = fs.readFileSync(path.join(src, 'src/llama-arch.cpp'), 'utf8');
+const arches = [...archSource.matchAll(/\{\s*LLM_ARCH_[A-Z0-9_]+,\s*"([^"]+)"\s*\}/g)].map((m) => m[1])
+  .filter((a) => a !== '(unknown)' && (!only || only.includes(a)));
+
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'hone-arch-scan-'));
+
+function probe(arch, vocab, experts) {
+  return new Promise((resolve) => {
+    const out = path.join(work, `${arch}.gguf`);
+    const args = ['probe-arch', '--arch', arch, '--vocab-from', vocab, '--out', out, '--json', ...(experts ? ['--experts'] : [])];
+    const child = spawn(path.join(bin, 'hone-train'), args,
+      { stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
+    let stdout = '', stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; });
+    child.on('close', (code, signal) => {
+      fs.rmSync(out, { force: true });
+      const line = stdout.trim().split('\n').pop() ?? '';
+      try {
+        const r = JSON.parse(line);
+        if (r.type === 'probe') return resolve(r);
+      } catch { /* not JSON: the process died */ }
+      const lines = stderr.trim().split('\n').filter(Boolean);
+      const last = (lines.find((l) => /GGML_ASSERT|GGML_ABORT|error|failed/i.test(l)) ?? lines.pop() ?? '').replace(/^.*\/src\/llama\.cpp-[^/]+\//, '');
+      resolve({ arch, status: 'aborted', error: `${signal ? `killed by ${signal}` : `exit ${code}`}: ${last.slice(0, 200)}`, ops: [], no_backward: [] });
+    });
+  });
+}
+
+async function scan(arch) {
+  let r;
+  for (const v of vocabs) {
+    r = await probe(arch, v, false);
+    if (!/vocabulary|tokenizer/i.test(r.error ?? '')) break; // another tokenizer only when the vocab was the problem
+  }
+  // Some MoE loaders abort (an assert) instead of asking for their expert counts.
+  if (r.status === 'aborted' && /expert/i.test(r.error)) r = await probe(arch, vocabs[0], true);
+  process.stderr.write(`${arch}: ${r.status}${r.no_backward?.length ? ` (${r.no_backward.join(', ')})` : ''}${r.status === 'not_loaded' || r.status === 'aborted' || r.status === 'not_scanned' ? ` - ${r.error}` : ''}\n`);
+  return r;
+}
+
+const results = [];
+const queue = [...arches];
+await Promise.all([0, 1].map(async () => {
+  while (queue.length) results.push(await scan(queue.shift()));
+}));
+fs.rmSync(work, { recursive: true, force: true });
+results.sort((a, b) => a.arch.localeCompare(b.arch));
+
+if (!only) {
+  const file = path.join(root, 'docs/results/architecture-scan.json');
+  fs.writeFileSync(file, JSON.stringify({ llama_cpp: tag, generated_by: 'native/scripts/scan-architectures.mjs', results }, null, 1) + '\n');
+}
+const why = (r) => r.status === 'blocked' ? `no backward: ${r.no_backward.join(', ')}`
+  : r.status === 'differentiable' ? 'every op has a backward' : r.error.replace(/\|/g, '\\|');
+console.log('| architecture | scan | detail |\n| --- | --- | --- |');
+for (const r of results) console.log(`| \`${r.arch}\` | ${r.status} | ${why(r)} |`);
