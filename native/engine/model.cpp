@@ -97,15 +97,18 @@ static void read_hparams(hone_model & m) {
         { "exaone", Arch::LLAMA, GGML_ROPE_TYPE_NEOX },     { "qwen2", Arch::QWEN2, GGML_ROPE_TYPE_NEOX },
         { "qwen3", Arch::QWEN3, GGML_ROPE_TYPE_NEOX },      { "smollm3", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL },
         { "minicpm", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL },  { "granite", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL },
-        { "hunyuan-dense", Arch::QWEN3, GGML_ROPE_TYPE_NEOX },
+        { "hunyuan-dense", Arch::QWEN3, GGML_ROPE_TYPE_NEOX }, { "xverse", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL },
+        { "internlm2", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL },
     };
     bool known = false;
     for (auto & k : KNOWN) {
         if (hp.arch_name == k.name) { hp.arch = k.arch; hp.rope_type = k.rope; known = true; }
     }
     if (!known) {
-        fail(HONE_E_UNSUPPORTED, "%s: architecture '%s' cannot train yet: %s (trainable: llama, mistral3, deci, ernie4_5, exaone, smollm3, minicpm, granite, qwen2, qwen3, hunyuan-dense)",
-             m.path.c_str(), hp.arch_name.c_str(), describe_scan(scan_architecture(m.path)).c_str());
+        std::string trainable;
+        for (auto & k : KNOWN) trainable += (trainable.empty() ? "" : ", ") + std::string(k.name);
+        fail(HONE_E_UNSUPPORTED, "%s: architecture '%s' cannot train yet: %s (trainable: %s)",
+             m.path.c_str(), hp.arch_name.c_str(), describe_scan(scan_architecture(m.path)).c_str(), trainable.c_str());
     }
 
     // As llama.cpp's SmolLM3 graph: every 4th layer has no rotary embedding.

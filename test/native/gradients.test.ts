@@ -111,7 +111,7 @@ describe('the training forward pass equals llama.cpp inference with a non-zero a
 // skips RoPE every 4th layer, so the models have 5 layers; minicpm and granite scale the
 // embeddings, residual branches, logits and attention): made with llama's tensors under
 // their own name, each checked against llama.cpp and trained.
-describe('architectures on our llama and qwen3 graphs: mistral3, deci, ernie4_5, exaone, smollm3, minicpm, granite, hunyuan-dense', () => {
+describe('architectures on our llama and qwen3 graphs: mistral3, deci, ernie4_5, exaone, smollm3, minicpm, granite, xverse, internlm2, hunyuan-dense', () => {
   const dir = tempDir();
   const data = join(dir, 'text.txt');
   writeFileSync(data, TEXT);
@@ -120,6 +120,8 @@ describe('architectures on our llama and qwen3 graphs: mistral3, deci, ernie4_5,
     ernie4_5: { base: 'llama', vocab: 'llama-spm' }, exaone: { base: 'llama', vocab: 'llama-spm' },
     smollm3: { base: 'llama', vocab: 'llama-spm' }, minicpm: { base: 'llama', vocab: 'llama-spm' },
     granite: { base: 'llama', vocab: 'llama-spm' },
+    // found by probe-arch + scan: llama's graph (internlm2 with an optional output-projection bias)
+    xverse: { base: 'llama', vocab: 'llama-spm' }, internlm2: { base: 'llama', vocab: 'llama-spm' },
     // Hunyuan: Qwen3's tensors, Q/K norms after RoPE
     'hunyuan-dense': { base: 'qwen3', vocab: 'qwen2' },
   };
