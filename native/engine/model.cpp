@@ -98,7 +98,7 @@ static void read_hparams(hone_model & m) {
         { "qwen3", Arch::QWEN3, GGML_ROPE_TYPE_NEOX },      { "smollm3", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL },
         { "minicpm", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL },  { "granite", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL },
         { "hunyuan-dense", Arch::QWEN3, GGML_ROPE_TYPE_NEOX }, { "xverse", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL },
-        { "internlm2", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL },
+        { "internlm2", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL }, { "maincoder", Arch::QWEN3, GGML_ROPE_TYPE_NORMAL },
     };
     bool known = false;
     for (auto & k : KNOWN) {
@@ -113,7 +113,7 @@ static void read_hparams(hone_model & m) {
 
     // As llama.cpp's SmolLM3 graph: every 4th layer has no rotary embedding.
     if (hp.arch_name == "smollm3") hp.no_rope_layer_step = 4;
-    hp.qk_norm_after_rope = hp.arch_name == "hunyuan-dense";
+    hp.qk_norm_after_rope = hp.arch_name == "hunyuan-dense" || hp.arch_name == "maincoder";
 
     const std::string a = hp.arch_name + ".";
     hp.n_layer   = gguf_u32(g, a + "block_count", true);
