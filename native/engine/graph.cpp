@@ -82,16 +82,23 @@ ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone
     if (hp.embedding_scale != 0.0f) inpL = ggml_scale(ctx, inpL, hp.embedding_scale);
     for (int il = 0; il < hp.n_layer; il++) {
         const LayerWeights & L = m.layers[il];
-        ggml_tensor * cur = tag(rms(ctx, inpL, L.attn_norm, hp.rms_eps), "attn_norm", il);
+        // OLMo 2 normalises after attention and after the FFN instead of before, and its Q/K
+        // norms span the whole projection, not one head.
+        const bool post = hp.arch == Arch::OLMO2;
+        ggml_tensor * cur = post ? inpL : tag(rms(ctx, inpL, L.attn_norm, hp.rms_eps), "attn_norm", il);
 
         ggml_tensor * q = tag(add_bias(ctx, lora_mm(ctx, ad, L.wq, cur), L.bq), "q", il);
         ggml_tensor * k = tag(add_bias(ctx, lora_mm(ctx, ad, L.wk, cur), L.bk), "k", il);
         ggml_tensor * v = tag(add_bias(ctx, lora_mm(ctx, ad, L.wv, cur), L.bv), "v", il);
+        if (post) {
+            q = rms(ctx, q, L.q_norm, hp.rms_eps);
+            k = rms(ctx, k, L.k_norm, hp.rms_eps);
+        }
         q = ggml_reshape_3d(ctx, q, hd, nh, N);
         k = ggml_reshape_3d(ctx, k, hd, nkv, N);
         v = ggml_reshape_3d(ctx, v, hd, nkv, N);
-        if (L.q_norm && !hp.qk_norm_after_rope) q = rms(ctx, q, L.q_norm, hp.rms_eps);
-        if (L.k_norm && !hp.qk_norm_after_rope) k = rms(ctx, k, L.k_norm, hp.rms_eps);
+        if (L.q_norm && !post && !hp.qk_norm_after_rope) q = rms(ctx, q, L.q_norm, hp.rms_eps);
+        if (L.k_norm && !post && !hp.qk_norm_after_rope) k = rms(ctx, k, L.k_norm, hp.rms_eps);
         if (hp.no_rope_layer_step == 0 || (il + 1) % hp.no_rope_layer_step != 0) {
             q = tag(rope(q), "q_rope", il);
             k = tag(rope(k), "k_rope", il);
@@ -111,14 +118,16 @@ ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone
         ggml_tensor * kqv = tag(ggml_mul_mat(ctx, vt, kq), "kqv", il); // [hd, T_q, nh, B]
         cur = ggml_cont_2d(ctx, ggml_permute(ctx, kqv, 0, 2, 1, 3), (int64_t) hd * nh, N);
         cur = tag(add_bias(ctx, lora_mm(ctx, ad, L.wo, cur), L.bo), "attn_out", il);
+        if (post) cur = tag(rms(ctx, cur, L.attn_post_norm, hp.rms_eps), "attn_post_norm", il);
 
         ggml_tensor * ffn_inp = tag(ggml_add(ctx, residual(cur), inpL), "ffn_inp", il);
-        cur = tag(rms(ctx, ffn_inp, L.ffn_norm, hp.rms_eps), "ffn_norm", il);
+        cur = post ? ffn_inp : tag(rms(ctx, ffn_inp, L.ffn_norm, hp.rms_eps), "ffn_norm", il);
         ggml_tensor * gate = tag(lora_mm(ctx, ad, L.ffn_gate, cur), "ffn_gate", il);
         ggml_tensor * up = tag(lora_mm(ctx, ad, L.ffn_up, cur), "ffn_up", il);
         // SwiGLU as llama.cpp builds it; its backward recomputes silu(gate) instead of keeping it
         cur = tag(ggml_swiglu_split(ctx, gate, up), "ffn_act", il);
         cur = tag(lora_mm(ctx, ad, L.ffn_down, cur), "ffn_out", il);
+        if (post) cur = tag(rms(ctx, cur, L.ffn_post_norm, hp.rms_eps), "ffn_post_norm", il);
         inpL = tag(ggml_add(ctx, residual(cur), ffn_inp), "l_out", il);
     }
     ggml_tensor * cur = rms(ctx, inpL, m.output_norm, hp.rms_eps);

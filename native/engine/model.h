@@ -18,7 +18,7 @@ struct llama_model;
 
 namespace hone {
 
-enum class Arch { LLAMA, QWEN2, QWEN3 };
+enum class Arch { LLAMA, QWEN2, QWEN3, OLMO2 };
 
 struct Hparams {
     Arch arch;
@@ -44,6 +44,7 @@ struct LayerWeights {
     ggml_tensor * bq = nullptr, * bk = nullptr, * bv = nullptr, * bo = nullptr;
     ggml_tensor * q_norm = nullptr, * k_norm = nullptr;
     ggml_tensor * ffn_norm = nullptr;
+    ggml_tensor * attn_post_norm = nullptr, * ffn_post_norm = nullptr; // OLMo 2: norms after, not before
     ggml_tensor * ffn_gate = nullptr, * ffn_up = nullptr, * ffn_down = nullptr;
 };
 
