@@ -65,10 +65,12 @@ std::vector<TensorPlan> plan(const Spec & s) {
     w("token_embd.weight", "token_embd", 0, s.n_embd, s.n_vocab);
     v("output_norm.weight", s.n_embd, 0.0f);
     if (!s.tied) w("output.weight", "output", 0, s.n_embd, s.n_vocab);
-    const bool olmo2 = s.arch == "olmo2"; // norms after attention and FFN, Q/K norms over whole projections
+    // OLMo 2 and EXAONE 4: norms after attention and after the FFN instead of before; OLMo 2's
+    // Q/K norms span the whole projections, EXAONE 4's one head.
+    const bool post = s.arch == "olmo2" || s.arch == "exaone4", whole = s.arch == "olmo2";
     for (int il = 0; il < s.n_layer; il++) {
         auto n = [&](const char * x) { return "blk." + std::to_string(il) + "." + x; };
-        if (!olmo2) v(n("attn_norm.weight"), s.n_embd, 0.0f);
+        if (!post) v(n("attn_norm.weight"), s.n_embd, 0.0f);
         w(n("attn_q.weight"), "attn_q", il, s.n_embd, q);
         w(n("attn_k.weight"), "attn_k", il, s.n_embd, kv);
         w(n("attn_v.weight"), "attn_v", il, s.n_embd, kv);
@@ -82,9 +84,9 @@ std::vector<TensorPlan> plan(const Spec & s) {
             v(n("attn_q_norm.weight"), s.head_dim, 0.0f);
             v(n("attn_k_norm.weight"), s.head_dim, 0.0f);
         }
-        if (olmo2) {
-            v(n("attn_q_norm.weight"), q, 0.0f);
-            v(n("attn_k_norm.weight"), kv, 0.0f);
+        if (post) {
+            v(n("attn_q_norm.weight"), whole ? q : s.head_dim, 0.0f);
+            v(n("attn_k_norm.weight"), whole ? kv : s.head_dim, 0.0f);
             v(n("post_attention_norm.weight"), s.n_embd, 0.0f);
             v(n("post_ffw_norm.weight"), s.n_embd, 0.0f);
         } else {
@@ -140,7 +142,9 @@ int cmd_make_model(int argc, char ** argv) {
     const bool json = a.flag("json");
     Spec s;
     s.arch = a.str("arch", "llama");
-    if (s.arch != "llama" && s.arch != "qwen2" && s.arch != "qwen3" && s.arch != "olmo2") throw UsageError("--arch must be llama, qwen2, qwen3 or olmo2");
+    if (s.arch != "llama" && s.arch != "qwen2" && s.arch != "qwen3" && s.arch != "olmo2" && s.arch != "exaone4") {
+        throw UsageError("--arch must be llama, qwen2, qwen3, olmo2 or exaone4");
+    }
     s.n_embd = (int) a.integer("embd", 256);
     s.n_layer = (int) a.integer("layers", 2);
     s.n_head = (int) a.integer("heads", 4);

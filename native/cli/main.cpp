@@ -17,7 +17,7 @@ static const char * USAGE =
     "             [--dry-run (ops.json + memory plan, nothing trained) --profile (per-op times) --memory-limit 8G]\n"
     "  hone-train --resume DIR/checkpoints/STEP [--out DIR --threads N --json ...]\n"
     "             (Ctrl-C: finish the step, checkpoint, exit 0; twice: stop after the micro-batch)\n"
-    "  hone-train make-model --arch llama|qwen2|qwen3|olmo2 --embd N --layers N --heads N --kv-heads N --ff N\n"
+    "  hone-train make-model --arch llama|qwen2|qwen3|olmo2|exaone4 --embd N --layers N --heads N --kv-heads N --ff N\n"
     "             [--head-dim N] --vocab-from VOCAB.gguf [--type f32|f16|q8_0|q4_k_m] [--tied]\n"
     "             [--chat-template-file T.jinja] [--as-arch NAME] --out M.gguf\n"
     "  hone-train check-forward --model M.gguf [--adapter A.gguf | --perturb-b SIGMA] --text \"...\" [--backend B --gpu-precision P] [--json]\n"

@@ -82,23 +82,22 @@ ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone
     if (hp.embedding_scale != 0.0f) inpL = ggml_scale(ctx, inpL, hp.embedding_scale);
     for (int il = 0; il < hp.n_layer; il++) {
         const LayerWeights & L = m.layers[il];
-        // OLMo 2 normalises after attention and after the FFN instead of before, and its Q/K
-        // norms span the whole projection, not one head.
-        const bool post = hp.arch == Arch::OLMO2;
+        // OLMo 2 and EXAONE 4 normalise after attention and after the FFN instead of before.
+        const bool post = hp.arch == Arch::POSTNORM;
         ggml_tensor * cur = post ? inpL : tag(rms(ctx, inpL, L.attn_norm, hp.rms_eps), "attn_norm", il);
 
         ggml_tensor * q = tag(add_bias(ctx, lora_mm(ctx, ad, L.wq, cur), L.bq), "q", il);
         ggml_tensor * k = tag(add_bias(ctx, lora_mm(ctx, ad, L.wk, cur), L.bk), "k", il);
         ggml_tensor * v = tag(add_bias(ctx, lora_mm(ctx, ad, L.wv, cur), L.bv), "v", il);
-        if (post) {
+        if (hp.qk_norm_whole) {
             q = rms(ctx, q, L.q_norm, hp.rms_eps);
             k = rms(ctx, k, L.k_norm, hp.rms_eps);
         }
         q = ggml_reshape_3d(ctx, q, hd, nh, N);
         k = ggml_reshape_3d(ctx, k, hd, nkv, N);
         v = ggml_reshape_3d(ctx, v, hd, nkv, N);
-        if (L.q_norm && !post && !hp.qk_norm_after_rope) q = rms(ctx, q, L.q_norm, hp.rms_eps);
-        if (L.k_norm && !post && !hp.qk_norm_after_rope) k = rms(ctx, k, L.k_norm, hp.rms_eps);
+        if (L.q_norm && !hp.qk_norm_whole && !hp.qk_norm_after_rope) q = rms(ctx, q, L.q_norm, hp.rms_eps);
+        if (L.k_norm && !hp.qk_norm_whole && !hp.qk_norm_after_rope) k = rms(ctx, k, L.k_norm, hp.rms_eps);
         if (hp.no_rope_layer_step == 0 || (il + 1) % hp.no_rope_layer_step != 0) {
             q = tag(rope(q), "q_rope", il);
             k = tag(rope(k), "k_rope", il);

@@ -99,7 +99,7 @@ static void read_hparams(hone_model & m) {
         { "minicpm", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL },  { "granite", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL },
         { "hunyuan-dense", Arch::QWEN3, GGML_ROPE_TYPE_NEOX }, { "xverse", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL },
         { "internlm2", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL }, { "maincoder", Arch::QWEN3, GGML_ROPE_TYPE_NORMAL },
-        { "olmo2", Arch::OLMO2, GGML_ROPE_TYPE_NEOX },
+        { "olmo2", Arch::POSTNORM, GGML_ROPE_TYPE_NEOX },    { "exaone4", Arch::POSTNORM, GGML_ROPE_TYPE_NEOX },
     };
     bool known = false;
     for (auto & k : KNOWN) {
@@ -126,9 +126,11 @@ static void read_hparams(hone_model & m) {
     hp.n_rot     = gguf_u32(g, a + "rope.dimension_count", false, hp.head_dim);
     hp.n_ctx_train = gguf_u32(g, a + "context_length", false, 2048);
     hp.rms_eps   = gguf_f32(g, a + "attention.layer_norm_rms_epsilon", 1e-5f);
-    if (gguf_u32(g, a + "attention.sliding_window", false, 0) > 0) {
-        fail(HONE_E_UNSUPPORTED, "%s: sliding-window attention (%sattention.sliding_window) cannot train yet", m.path.c_str(), a.c_str());
-    }
+    hp.qk_norm_whole = hp.arch_name == "olmo2";
+    // Sliding-window layers as llama.cpp enables them: OLMo 3 (olmo2 with a window), EXAONE 4 32B.
+    const bool swa = (hp.arch_name == "olmo2" && gguf_u32(g, a + "attention.sliding_window", false, 0) > 0) ||
+                     (hp.arch_name == "exaone4" && gguf_u32(g, a + "block_count", true) == 64);
+    if (swa) fail(HONE_E_UNSUPPORTED, "%s: sliding-window attention layers cannot train yet", m.path.c_str());
     // Granite-style scales, with llama.cpp's defaults for MiniCPM (Granite stores them all).
     const bool minicpm = hp.arch_name == "minicpm", granite = hp.arch_name == "granite";
     if (minicpm || granite) {
@@ -163,11 +165,11 @@ static void bind_weights(hone_model & m) {
     if (m.tied_output) m.output = m.tok_embd;
     m.rope_freqs = m.weight("rope_freqs.weight", false);
     m.hp.n_vocab = (int) m.tok_embd->ne[1];
-    const bool qwen3 = m.hp.arch == Arch::QWEN3, olmo2 = m.hp.arch == Arch::OLMO2;
+    const bool qwen3 = m.hp.arch == Arch::QWEN3, post = m.hp.arch == Arch::POSTNORM;
     m.layers.resize(m.hp.n_layer);
     for (int il = 0; il < m.hp.n_layer; il++) {
         LayerWeights & L = m.layers[il];
-        L.attn_norm = m.weight(blk(il, "attn_norm.weight"), !olmo2);
+        L.attn_norm = m.weight(blk(il, "attn_norm.weight"), !post);
         L.wq = m.weight(blk(il, "attn_q.weight"), true);
         L.wk = m.weight(blk(il, "attn_k.weight"), true);
         L.wv = m.weight(blk(il, "attn_v.weight"), true);
@@ -176,11 +178,11 @@ static void bind_weights(hone_model & m) {
         L.bk = m.weight(blk(il, "attn_k.bias"), false);
         L.bv = m.weight(blk(il, "attn_v.bias"), false);
         L.bo = m.weight(blk(il, "attn_output.bias"), false);
-        L.q_norm = m.weight(blk(il, "attn_q_norm.weight"), qwen3 || olmo2);
-        L.k_norm = m.weight(blk(il, "attn_k_norm.weight"), qwen3 || olmo2);
-        L.ffn_norm = m.weight(blk(il, "ffn_norm.weight"), !olmo2);
-        L.attn_post_norm = olmo2 ? m.weight(blk(il, "post_attention_norm.weight"), true) : nullptr;
-        L.ffn_post_norm = olmo2 ? m.weight(blk(il, "post_ffw_norm.weight"), true) : nullptr;
+        L.q_norm = m.weight(blk(il, "attn_q_norm.weight"), qwen3 || post);
+        L.k_norm = m.weight(blk(il, "attn_k_norm.weight"), qwen3 || post);
+        L.ffn_norm = m.weight(blk(il, "ffn_norm.weight"), !post);
+        L.attn_post_norm = post ? m.weight(blk(il, "post_attention_norm.weight"), true) : nullptr;
+        L.ffn_post_norm = post ? m.weight(blk(il, "post_ffw_norm.weight"), true) : nullptr;
         L.ffn_gate = m.weight(blk(il, "ffn_gate.weight"), true);
         L.ffn_up = m.weight(blk(il, "ffn_up.weight"), true);
         L.ffn_down = m.weight(blk(il, "ffn_down.weight"), true);

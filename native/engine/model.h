@@ -18,7 +18,9 @@ struct llama_model;
 
 namespace hone {
 
-enum class Arch { LLAMA, QWEN2, QWEN3, OLMO2 };
+// The tensor layouts the training graph knows. POSTNORM: no pre-norms, RMS norms after
+// attention and after the FFN (OLMo 2, EXAONE 4).
+enum class Arch { LLAMA, QWEN2, QWEN3, POSTNORM };
 
 struct Hparams {
     Arch arch;
@@ -31,8 +33,9 @@ struct Hparams {
     float residual_scale = 0.0f;   // attention and FFN outputs times this before each residual add
     float logit_scale = 0.0f;      // logits divided by this
     float attention_scale = 0.0f;  // KQ scale instead of 1/sqrt(head_dim)
-    int no_rope_layer_step = 0;
-    bool qk_norm_after_rope = false; // Hunyuan normalises Q and K after RoPE, Qwen3 before   // > 0: layers il with (il + 1) % step == 0 skip RoPE (SmolLM3 NoPE layers)
+    int no_rope_layer_step = 0;      // > 0: layers il with (il + 1) % step == 0 skip RoPE (SmolLM3 NoPE layers)
+    bool qk_norm_after_rope = false; // Hunyuan normalises Q and K after RoPE, Qwen3 before
+    bool qk_norm_whole = false;      // OLMo 2: Q/K norms span the whole projection, not one head
     float rms_eps = 1e-5f;
     float rope_freq_base = 10000.0f;
     float rope_freq_scale = 1.0f;

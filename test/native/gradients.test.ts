@@ -111,7 +111,7 @@ describe('the training forward pass equals llama.cpp inference with a non-zero a
 // skips RoPE every 4th layer, so the models have 5 layers; minicpm and granite scale the
 // embeddings, residual branches, logits and attention): made with llama's tensors under
 // their own name, each checked against llama.cpp and trained.
-describe('architectures on our llama and qwen3 graphs: mistral3, deci, ernie4_5, exaone, smollm3, minicpm, granite, xverse, internlm2, hunyuan-dense, maincoder, olmo2', () => {
+describe('architectures on our llama and qwen3 graphs: mistral3, deci, ernie4_5, exaone, smollm3, minicpm, granite, xverse, internlm2, hunyuan-dense, maincoder, olmo2, exaone4', () => {
   const dir = tempDir();
   const data = join(dir, 'text.txt');
   writeFileSync(data, TEXT);
@@ -126,6 +126,8 @@ describe('architectures on our llama and qwen3 graphs: mistral3, deci, ernie4_5,
     'hunyuan-dense': { base: 'qwen3', vocab: 'qwen2' }, maincoder: { base: 'qwen3', vocab: 'qwen2' },
     // OLMo 2: its own layout (norms after attention and FFN, Q/K norms over whole projections)
     olmo2: { base: 'olmo2', vocab: 'llama-spm' },
+    // EXAONE 4: OLMo 2's post-norms with per-head Q/K norms
+    exaone4: { base: 'exaone4', vocab: 'llama-spm' },
   };
   for (const arch of Object.keys(layouts)) {
     for (const type of ['f32', 'q8_0']) {
@@ -144,7 +146,7 @@ describe('architectures on our llama and qwen3 graphs: mistral3, deci, ernie4_5,
         assert.equal(r.code, 0, r.stderr);
         const losses = r.events.filter((e) => e.type === 'step').map((e) => e.loss);
         assert.ok(losses.at(-1) < 0.8 * losses[0], `loss ${losses[0]} -> ${losses.at(-1)}`);
-        if (arch === 'olmo2') {
+        if (arch === 'olmo2' || arch === 'exaone4') {
           // a graph of its own (post-norms): its gradients against finite differences too. The
           // norms after each projection curve the loss more, so central differences at eps 1e-2
           // are off by ~1e-2 on elements near the default floor: the floor is 5e-3 here.
