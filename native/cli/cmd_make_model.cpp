@@ -20,6 +20,7 @@ namespace {
 
 struct Spec {
     std::string arch;
+    std::string written_arch; // --as-arch: a few architectures name or add tensors differently
     int n_embd, n_layer, n_head, n_kv, n_ff, head_dim, n_vocab, ctx;
     bool tied;
     std::string type;
@@ -75,6 +76,7 @@ std::vector<TensorPlan> plan(const Spec & s) {
         w(n("attn_k.weight"), "attn_k", il, s.n_embd, kv);
         w(n("attn_v.weight"), "attn_v", il, s.n_embd, kv);
         w(n("attn_output.weight"), "attn_output", il, q, s.n_embd);
+        if (s.written_arch == "pangu-embedded") v(n("attn_output.bias"), s.n_embd, sd); // required there
         if (s.arch == "qwen2") {
             v(n("attn_q.bias"), q, sd);
             v(n("attn_k.bias"), kv, sd);
@@ -90,7 +92,7 @@ std::vector<TensorPlan> plan(const Spec & s) {
             v(n("post_attention_norm.weight"), s.n_embd, 0.0f);
             v(n("post_ffw_norm.weight"), s.n_embd, 0.0f);
         } else {
-            v(n("ffn_norm.weight"), s.n_embd, 0.0f);
+            v(n(s.written_arch == "seed_oss" ? "post_attention_norm.weight" : "ffn_norm.weight"), s.n_embd, 0.0f);
         }
         w(n("ffn_gate.weight"), "ffn_gate", il, s.n_embd, s.n_ff);
         w(n("ffn_up.weight"), "ffn_up", il, s.n_embd, s.n_ff);
@@ -142,6 +144,7 @@ int cmd_make_model(int argc, char ** argv) {
     const bool json = a.flag("json");
     Spec s;
     s.arch = a.str("arch", "llama");
+    s.written_arch = a.str("as-arch", s.arch);
     if (s.arch != "llama" && s.arch != "qwen2" && s.arch != "qwen3" && s.arch != "olmo2" && s.arch != "exaone4") {
         throw UsageError("--arch must be llama, qwen2, qwen3, olmo2 or exaone4");
     }
@@ -188,7 +191,7 @@ int cmd_make_model(int argc, char ** argv) {
     }
     // --as-arch: the same tensors under another architecture's name (e.g. gemma shares
     // llama's tensor names), so the architecture scan can run that architecture's graph.
-    const std::string written_arch = a.str("as-arch", s.arch);
+    const std::string written_arch = s.written_arch;
     const std::string A = written_arch + ".";
     gguf_set_val_str(g, "general.architecture", written_arch.c_str());
     gguf_set_val_str(g, "general.name", ("hone-synthetic-" + s.arch + "-" + std::to_string(s.n_embd) + "x" + std::to_string(s.n_layer)).c_str());

@@ -99,6 +99,7 @@ static void read_hparams(hone_model & m) {
         { "minicpm", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL },  { "granite", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL },
         { "hunyuan-dense", Arch::QWEN3, GGML_ROPE_TYPE_NEOX }, { "xverse", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL },
         { "internlm2", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL }, { "maincoder", Arch::QWEN3, GGML_ROPE_TYPE_NORMAL },
+        { "seed_oss", Arch::LLAMA, GGML_ROPE_TYPE_NEOX },   { "pangu-embedded", Arch::LLAMA, GGML_ROPE_TYPE_NEOX },
         { "olmo2", Arch::POSTNORM, GGML_ROPE_TYPE_NEOX },    { "exaone4", Arch::POSTNORM, GGML_ROPE_TYPE_NEOX },
     };
     bool known = false;
@@ -180,7 +181,8 @@ static void bind_weights(hone_model & m) {
         L.bo = m.weight(blk(il, "attn_output.bias"), false);
         L.q_norm = m.weight(blk(il, "attn_q_norm.weight"), qwen3 || post);
         L.k_norm = m.weight(blk(il, "attn_k_norm.weight"), qwen3 || post);
-        L.ffn_norm = m.weight(blk(il, "ffn_norm.weight"), !post);
+        // Seed-OSS names its (pre-)FFN norm as Hugging Face does
+        L.ffn_norm = m.weight(blk(il, m.hp.arch_name == "seed_oss" ? "post_attention_norm.weight" : "ffn_norm.weight"), !post);
         L.attn_post_norm = post ? m.weight(blk(il, "post_attention_norm.weight"), true) : nullptr;
         L.ffn_post_norm = post ? m.weight(blk(il, "post_ffw_norm.weight"), true) : nullptr;
         L.ffn_gate = m.weight(blk(il, "ffn_gate.weight"), true);

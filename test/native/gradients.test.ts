@@ -111,7 +111,7 @@ describe('the training forward pass equals llama.cpp inference with a non-zero a
 // skips RoPE every 4th layer, so the models have 5 layers; minicpm and granite scale the
 // embeddings, residual branches, logits and attention): made with llama's tensors under
 // their own name, each checked against llama.cpp and trained.
-describe('architectures on our llama and qwen3 graphs: mistral3, deci, ernie4_5, exaone, smollm3, minicpm, granite, xverse, internlm2, hunyuan-dense, maincoder, olmo2, exaone4', () => {
+describe('architectures on our llama and qwen3 graphs: mistral3, deci, ernie4_5, exaone, smollm3, minicpm, granite, xverse, internlm2, seed_oss, pangu-embedded, hunyuan-dense, maincoder, olmo2, exaone4', () => {
   const dir = tempDir();
   const data = join(dir, 'text.txt');
   writeFileSync(data, TEXT);
@@ -122,6 +122,9 @@ describe('architectures on our llama and qwen3 graphs: mistral3, deci, ernie4_5,
     granite: { base: 'llama', vocab: 'llama-spm' },
     // found by probe-arch + scan: llama's graph (internlm2 with an optional output-projection bias)
     xverse: { base: 'llama', vocab: 'llama-spm' }, internlm2: { base: 'llama', vocab: 'llama-spm' },
+    // llama's graph with NeoX RoPE: Seed-OSS (its FFN norm named post_attention_norm), openPangu
+    // Embedded (a required output-projection bias)
+    seed_oss: { base: 'llama', vocab: 'llama-spm' }, 'pangu-embedded': { base: 'llama', vocab: 'llama-spm' },
     // Hunyuan: Qwen3's tensors, Q/K norms after RoPE; Maincoder: the same with normal RoPE
     'hunyuan-dense': { base: 'qwen3', vocab: 'qwen2' }, maincoder: { base: 'qwen3', vocab: 'qwen2' },
     // OLMo 2: its own layout (norms after attention and FFN, Q/K norms over whole projections)
