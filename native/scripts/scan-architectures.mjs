@@ -48,8 +48,10 @@ function probe(arch, vocab, experts) {
 
 async function scan(arch) {
   let r;
+  // A MoE architecture whose loader accepts zero experts would be scanned as a dense model.
+  const moe = /moe/i.test(arch);
   for (const v of vocabs) {
-    r = await probe(arch, v, false);
+    r = await probe(arch, v, moe);
     if (!/vocabulary|tokenizer/i.test(r.error ?? '')) break; // another tokenizer only when the vocab was the problem
   }
   // Some MoE loaders abort (an assert) instead of asking for their expert counts.
