@@ -269,16 +269,11 @@ int cmd_probe_arch(int argc, char ** argv) {
     const bool loaded = err.empty();
     hone::ArchScan s;
     if (loaded) s = hone::scan_architecture(out);
-    auto list = [](const std::vector<std::string> & v) {
-        std::string o = "[";
-        for (size_t i = 0; i < v.size(); i++) o += (i ? "," : "") + std::string("\"") + json_escape(v[i]) + "\"";
-        return o + "]";
-    };
     const std::string status = !loaded ? "not_loaded" : !s.graph_built ? "not_scanned" : s.no_backward.empty() ? "differentiable" : "blocked";
     if (json) {
         printf("%s\n", JsonObject().str("type", "probe").str("arch", m.arch).str("status", status).integer("tries", tries + 1)
             .integer("tensors", (long long) m.tensors.size()).str("error", loaded ? s.error : err)
-            .raw("ops", list(s.ops)).raw("no_backward", list(s.no_backward)).dump().c_str());
+            .raw("ops", json_string_array(s.ops)).raw("no_backward", json_string_array(s.no_backward)).dump().c_str());
     } else {
         printf("%s: %s after %d loads (%zu tensors)%s%s\n", m.arch.c_str(), status.c_str(), tries + 1, m.tensors.size(),
                loaded ? "" : ": ", loaded ? "" : err.c_str());

@@ -13,13 +13,8 @@ int cmd_scan(int argc, char ** argv) {
     const bool json = a.flag("json");
     const hone::ArchScan s = hone::scan_architecture(a.required("model"));
     if (!s.graph_built) return report_error(json, "scan_failed", a.str("model") + ": " + s.error);
-    auto list = [](const std::vector<std::string> & v) {
-        std::string o = "[";
-        for (size_t i = 0; i < v.size(); i++) o += (i ? "," : "") + std::string("\"") + json_escape(v[i]) + "\"";
-        return o + "]";
-    };
     if (json) {
-        printf("%s\n", JsonObject().str("type", "scan").str("arch", s.arch).raw("ops", list(s.ops)).raw("no_backward", list(s.no_backward))
+        printf("%s\n", JsonObject().str("type", "scan").str("arch", s.arch).raw("ops", json_string_array(s.ops)).raw("no_backward", json_string_array(s.no_backward))
             .boolean("graph_differentiable", s.no_backward.empty()).dump().c_str());
     } else {
         printf("architecture %s: %zu ops", s.arch.c_str(), s.ops.size());

@@ -19,6 +19,12 @@ std::string json_escape(const std::string & s) {
     return o;
 }
 
+std::string json_string_array(const std::vector<std::string> & v) {
+    std::string o = "[";
+    for (size_t i = 0; i < v.size(); i++) o += (i ? ",\"" : "\"") + json_escape(v[i]) + "\"";
+    return o + "]";
+}
+
 JsonObject & JsonObject::num(const char * k, double v) {
     if (!std::isfinite(v)) return raw(k, "null");
     char b[64];

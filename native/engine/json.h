@@ -3,8 +3,11 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 std::string json_escape(const std::string & s);
+// ["a","b",...]
+std::string json_string_array(const std::vector<std::string> & v);
 
 class JsonObject {
   public:

@@ -89,23 +89,33 @@ static void read_hparams(hone_model & m) {
     Hparams & hp = m.hp;
     hp.arch_name = gguf_str(g, "general.architecture");
     if (hp.arch_name.empty()) fail(HONE_E_FORMAT, "%s: missing 'general.architecture'", m.path.c_str());
-    // Architectures whose llama.cpp graph is one of ours: (name, graph, RoPE). Each is tested
-    // for forward equivalence with llama.cpp (test/native/gradients.test.ts).
-    static const struct { const char * name; Arch arch; int rope; } KNOWN[] = {
-        { "llama", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL },    { "mistral3", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL },
-        { "deci", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL },     { "ernie4_5", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL },
-        { "exaone", Arch::LLAMA, GGML_ROPE_TYPE_NEOX },     { "qwen2", Arch::QWEN2, GGML_ROPE_TYPE_NEOX },
-        { "qwen3", Arch::QWEN3, GGML_ROPE_TYPE_NEOX },      { "smollm3", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL },
-        { "minicpm", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL },  { "granite", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL },
-        { "hunyuan-dense", Arch::QWEN3, GGML_ROPE_TYPE_NEOX }, { "xverse", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL },
-        { "internlm2", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL }, { "maincoder", Arch::QWEN3, GGML_ROPE_TYPE_NORMAL },
-        { "seed_oss", Arch::LLAMA, GGML_ROPE_TYPE_NEOX },   { "pangu-embedded", Arch::LLAMA, GGML_ROPE_TYPE_NEOX },
-        { "arcee", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL },
-        { "olmo2", Arch::POSTNORM, GGML_ROPE_TYPE_NEOX },    { "exaone4", Arch::POSTNORM, GGML_ROPE_TYPE_NEOX },
+    // Architectures whose llama.cpp graph is one of ours: (name, layout, RoPE, graph traits).
+    // Each is tested for forward equivalence with llama.cpp (test/native/gradients.test.ts).
+    enum : unsigned {
+        NOPE_EVERY_4TH = 1,     // SmolLM3: every 4th layer has no rotary embedding
+        QK_NORM_AFTER_ROPE = 2, // Hunyuan, Maincoder: Q/K norms after RoPE (Qwen3: before)
+        QK_NORM_WHOLE = 4,      // OLMo 2: Q/K norms span the whole projection, not one head
+        FFN_RELU2 = 8,          // Arcee: FFN = down(relu(up x)^2), no gate
+        FFN_NORM_HF_NAME = 16,  // Seed-OSS: the FFN norm is stored as post_attention_norm
     };
+    static const struct { const char * name; Arch arch; int rope; unsigned traits; } KNOWN[] = {
+        { "llama", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, 0 },       { "mistral3", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, 0 },
+        { "deci", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, 0 },        { "ernie4_5", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, 0 },
+        { "exaone", Arch::LLAMA, GGML_ROPE_TYPE_NEOX, 0 },        { "qwen2", Arch::QWEN2, GGML_ROPE_TYPE_NEOX, 0 },
+        { "qwen3", Arch::QWEN3, GGML_ROPE_TYPE_NEOX, 0 },         { "smollm3", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, NOPE_EVERY_4TH },
+        { "minicpm", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, 0 },     { "granite", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, 0 },
+        { "hunyuan-dense", Arch::QWEN3, GGML_ROPE_TYPE_NEOX, QK_NORM_AFTER_ROPE },
+        { "xverse", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, 0 },      { "internlm2", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, 0 },
+        { "maincoder", Arch::QWEN3, GGML_ROPE_TYPE_NORMAL, QK_NORM_AFTER_ROPE },
+        { "seed_oss", Arch::LLAMA, GGML_ROPE_TYPE_NEOX, FFN_NORM_HF_NAME },
+        { "pangu-embedded", Arch::LLAMA, GGML_ROPE_TYPE_NEOX, 0 },
+        { "arcee", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, FFN_RELU2 },
+        { "olmo2", Arch::POSTNORM, GGML_ROPE_TYPE_NEOX, QK_NORM_WHOLE }, { "exaone4", Arch::POSTNORM, GGML_ROPE_TYPE_NEOX, 0 },
+    };
+    unsigned traits = 0;
     bool known = false;
     for (auto & k : KNOWN) {
-        if (hp.arch_name == k.name) { hp.arch = k.arch; hp.rope_type = k.rope; known = true; }
+        if (hp.arch_name == k.name) { hp.arch = k.arch; hp.rope_type = k.rope; traits = k.traits; known = true; }
     }
     if (!known) {
         std::string trainable;
@@ -113,10 +123,11 @@ static void read_hparams(hone_model & m) {
         fail(HONE_E_UNSUPPORTED, "%s: architecture '%s' cannot train yet: %s (trainable: %s)",
              m.path.c_str(), hp.arch_name.c_str(), describe_scan(scan_architecture(m.path)).c_str(), trainable.c_str());
     }
-
-    // As llama.cpp's SmolLM3 graph: every 4th layer has no rotary embedding.
-    if (hp.arch_name == "smollm3") hp.no_rope_layer_step = 4;
-    hp.qk_norm_after_rope = hp.arch_name == "hunyuan-dense" || hp.arch_name == "maincoder";
+    hp.no_rope_layer_step = traits & NOPE_EVERY_4TH ? 4 : 0;
+    hp.qk_norm_after_rope = traits & QK_NORM_AFTER_ROPE;
+    hp.qk_norm_whole = traits & QK_NORM_WHOLE;
+    hp.ffn_relu2 = traits & FFN_RELU2;
+    hp.ffn_norm_tensor = traits & FFN_NORM_HF_NAME ? "post_attention_norm.weight" : "ffn_norm.weight";
 
     const std::string a = hp.arch_name + ".";
     hp.n_layer   = gguf_u32(g, a + "block_count", true);
@@ -128,11 +139,9 @@ static void read_hparams(hone_model & m) {
     hp.n_rot     = gguf_u32(g, a + "rope.dimension_count", false, hp.head_dim);
     hp.n_ctx_train = gguf_u32(g, a + "context_length", false, 2048);
     hp.rms_eps   = gguf_f32(g, a + "attention.layer_norm_rms_epsilon", 1e-5f);
-    hp.qk_norm_whole = hp.arch_name == "olmo2";
-    hp.ffn_relu2 = hp.arch_name == "arcee";
     // Sliding-window layers as llama.cpp enables them: OLMo 3 (olmo2 with a window), EXAONE 4 32B.
     const bool swa = (hp.arch_name == "olmo2" && gguf_u32(g, a + "attention.sliding_window", false, 0) > 0) ||
-                     (hp.arch_name == "exaone4" && gguf_u32(g, a + "block_count", true) == 64);
+                     (hp.arch_name == "exaone4" && hp.n_layer == 64);
     if (swa) fail(HONE_E_UNSUPPORTED, "%s: sliding-window attention layers cannot train yet", m.path.c_str());
     // Granite-style scales, with llama.cpp's defaults for MiniCPM (Granite stores them all).
     const bool minicpm = hp.arch_name == "minicpm", granite = hp.arch_name == "granite";
@@ -183,8 +192,7 @@ static void bind_weights(hone_model & m) {
         L.bo = m.weight(blk(il, "attn_output.bias"), false);
         L.q_norm = m.weight(blk(il, "attn_q_norm.weight"), qwen3 || post);
         L.k_norm = m.weight(blk(il, "attn_k_norm.weight"), qwen3 || post);
-        // Seed-OSS names its (pre-)FFN norm as Hugging Face does
-        L.ffn_norm = m.weight(blk(il, m.hp.arch_name == "seed_oss" ? "post_attention_norm.weight" : "ffn_norm.weight"), !post);
+        L.ffn_norm = m.weight(blk(il, m.hp.ffn_norm_tensor.c_str()), !post);
         L.attn_post_norm = post ? m.weight(blk(il, "post_attention_norm.weight"), true) : nullptr;
         L.ffn_post_norm = post ? m.weight(blk(il, "post_ffw_norm.weight"), true) : nullptr;
         L.ffn_gate = m.weight(blk(il, "ffn_gate.weight"), !m.hp.ffn_relu2);
@@ -261,8 +269,7 @@ hone_status hone_model_load(const hone_model_params * params, hone_model ** out,
         const std::string precision = params->gpu_precision ? params->gpu_precision : "bf16";
         apply_gpu_precision(precision, false); // validates before anything is loaded
         init_backends(m->backends, params->backend ? params->backend : "auto", m->n_threads);
-        const bool cuda = m->backends.primary != m->backends.cpu &&
-            std::string(ggml_backend_reg_name(ggml_backend_dev_backend_reg(ggml_backend_get_device(m->backends.primary)))) == "CUDA";
+        const bool cuda = m->backends.primary != m->backends.cpu && dev_matches(ggml_backend_get_device(m->backends.primary), "cuda");
         if (cuda) {
             apply_gpu_precision(precision, true);
             m->gpu_precision = precision;

@@ -37,6 +37,7 @@ struct Hparams {
     bool qk_norm_after_rope = false; // Hunyuan normalises Q and K after RoPE, Qwen3 before
     bool qk_norm_whole = false;      // OLMo 2: Q/K norms span the whole projection, not one head
     bool ffn_relu2 = false;          // Arcee: FFN = down(relu(up x)^2), no gate
+    std::string ffn_norm_tensor;     // the FFN norm's name in a layer ("ffn_norm.weight")
     float rms_eps = 1e-5f;
     float rope_freq_base = 10000.0f;
     float rope_freq_scale = 1.0f;
