@@ -2,7 +2,7 @@
 # GPU runs for the CUDA work, on a machine with nvcc, cmake and ninja but no Node and no
 # network. Builds ggml-cuda + hone-train + test-backend-ops from the llama.cpp bundle with
 # our patches, then runs the stages named on the command line, logging under $OUT.
-#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows]
+#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows]
 # Inputs (ignored by git, carried to the machine): .device/gitRelease.bundle (from the pinned
 # node-llama-cpp tarball), .device/text.txt (training text) and optionally .device/native.tar
 # (`git archive HEAD native`: build a committed snapshot instead of the working tree).
@@ -134,13 +134,32 @@ precision)
   for shape in ${BENCH_SHAPES:-qwen2.5-0.5b llama-3.2-1b qwen3-4b}; do
     m=$work/$shape-q4_k_m.gguf
     [ -f "$m" ] || "$bin/hone-train" make-model ${spec[$shape]} --type q4_k_m --out "$m" 2>> "$out/bench.log"
-    for prec in ${PRECISIONS:-f32 bf16}; do
-      nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$out/smi-$shape-$prec.txt" & smi=$!
-      "$bin/hone-train" --model "$m" --data "$dev/text.txt" --out "$out/$shape-$prec" --backend cuda --gpu-precision $prec \
-        --steps 6 --ctx 2048 --batch 1 --rank 8 --alpha 16 ${PROFILE:+--profile} --json > "$out/$shape-$prec.jsonl" 2>> "$out/bench.log"
+    # ROW_MODES="on off": also run with patch 0004's kernels switched off.
+    for prec in ${PRECISIONS:-f32 bf16}; do for rows in ${ROW_MODES:-on}; do
+      env_switch=""; tag=$shape-$prec; [ $rows = off ] && { env_switch="GGML_CUDA_DISABLE_ROW_KERNELS=1"; tag=$tag-rows-off; }
+      nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$out/smi-$tag.txt" & smi=$!
+      env $env_switch "$bin/hone-train" --model "$m" --data "$dev/text.txt" --out "$out/$tag" --backend cuda --gpu-precision $prec \
+        --steps 6 --ctx 2048 --batch 1 --rank 8 --alpha 16 ${PROFILE:+--profile} --json > "$out/$tag.jsonl" 2>> "$out/bench.log"
       rc=$?; kill $smi 2>/dev/null
-      log "$shape gpu-precision $prec: exit $rc, peak GPU $(sort -n "$out/smi-$shape-$prec.txt" | tail -1) MiB used (nvidia-smi); $(python3 "$native/scripts/ops-summary.py" "$out/$shape-$prec/ops.json" "$out/$shape-$prec.jsonl" 2>&1 | head -3)"
-      [ -n "${PROFILE:-}" ] && log "$(python3 "$native/scripts/profile-summary.py" "$out/$shape-$prec/ops.json" 16 ADD,MUL_MAT,OUT_PROD,SCALE,MUL,CONT 2>&1)"
+      log "$shape gpu-precision $prec, row kernels $rows: exit $rc, peak GPU $(sort -n "$out/smi-$tag.txt" | tail -1) MiB used (nvidia-smi); $(python3 "$native/scripts/ops-summary.py" "$out/$tag/ops.json" "$out/$tag.jsonl" 2>&1 | head -3)"
+      [ -n "${PROFILE:-}" ] && log "$(python3 "$native/scripts/profile-summary.py" "$out/$tag/ops.json" 16 ADD,MUL_MAT,OUT_PROD,SCALE,MUL,CONT,SOFT_MAX,SOFT_MAX_BACK 2>&1)"
+    done; done
+  done
+  ;;
+rows)
+  # Patch 0004: SOFT_MAX, SOFT_MAX_BACK, CPY and CONT against the CPU backend, then their perf
+  # cases (one layer's attention scores of a 2048-token step) with the new kernels and without.
+  for op in SOFT_MAX SOFT_MAX_BACK CPY CONT; do
+    timeout 180 "$bin/test-backend-ops" test -b CUDA0 -o "$op" > "$out/ops-$op.log" 2>&1
+    log "$op: $(grep -E 'tests passed' "$out/ops-$op.log" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$out/ops-$op.log") FAIL, $(grep -c 'not supported \[CUDA0\]' "$out/ops-$op.log") not supported by CUDA0"
+    grep -E 'FAIL' "$out/ops-$op.log" | head -5 | sed 's/^/    /' | tee -a "$out/summary.txt"
+  done
+  for mode in on off; do
+    env_switch=""; [ $mode = off ] && env_switch="GGML_CUDA_DISABLE_ROW_KERNELS=1"
+    for op in SOFT_MAX SOFT_MAX_BACK CONT; do
+      env $env_switch timeout 120 "$bin/test-backend-ops" perf -b CUDA0 -o "$op" > "$out/perf-$op-$mode.log" 2>&1
+      log "perf $op, row kernels $mode:"
+      grep -E 'ne=\[2048,2048,1,1\].*nr23=\[32,1\]|ne=\[2048,2048,32,1\]|ne=\[128,2048,32,1\]' "$out/perf-$op-$mode.log" | sed 's/^ */    /' | tee -a "$out/summary.txt"
     done
   done
   ;;
