@@ -106,14 +106,16 @@ struct Harness {
         if (buf_accs) ggml_backend_buffer_free(buf_accs);
         if (ctx_accs) ggml_free(ctx_accs);
         if (ctx) ggml_free(ctx);
-        for (auto & p : ad.pairs) { p.a->flags &= ~GGML_TENSOR_FLAG_PARAM; p.b->flags &= ~GGML_TENSOR_FLAG_PARAM; }
+        for (ggml_tensor * t : ad.trainable()) t->flags &= ~GGML_TENSOR_FLAG_PARAM;
     }
 
     void build() {
         const size_t gsize = training_graph_size(m.hp.n_layer);
         ctx = ggml_init({ ggml_tensor_overhead() * gsize * 3 + 3 * ggml_graph_overhead_custom(gsize, true), nullptr, true });
-        for (auto & p : ad.pairs) { ggml_set_param(p.a); ggml_set_param(p.b); }
+        for (ggml_tensor * t : ad.trainable()) ggml_set_param(t);
         in = make_forward_inputs(ctx, T, 1);
+        li = make_loss_inputs(ctx, T);
+        in.row_mask = li.loss_mask;
         ggml_tensor * loss = build_loss(ctx, build_forward(ctx, m, &ad, in, T, 1), li, m.hp.n_vocab, T);
         ggml_set_output(loss);
         ggml_set_loss(loss);
@@ -224,22 +226,34 @@ GradCheckResult grad_check(hone_model & m, hone_adapter & ad, const std::vector<
     GradCheckResult res;
     res.quantized_base = !h.dequantized.aliases.empty() || h.dequantized.buf != nullptr;
     std::vector<GradCheckEntry> & out = res.entries;
+    // Per adapter tensor, as the adapter file names them: a fused A is checked through each
+    // member's view (its rows of the fused tensor and of the fused gradient).
+    struct Slice { std::string name; ggml_tensor * param, * acc; int64_t offset, n; };
+    std::vector<Slice> slices;
     for (auto & [param, acc] : h.param_acc) {
-        const std::string name = param->name;
+        bool fused = false;
+        for (auto & pair : ad.pairs) {
+            if (pair.fused_a != param) continue;
+            fused = true;
+            slices.push_back({ pair.a->name, param, acc, (int64_t) (pair.a->view_offs / sizeof(float)), ggml_nelements(pair.a) });
+        }
+        if (!fused) slices.push_back({ param->name, param, acc, 0, ggml_nelements(param) });
+    }
+    for (auto & [name, param, acc, offset, n] : slices) {
         const int il = layer_of(name);
         if (std::find(p.layers.begin(), p.layers.end(), il) == p.layers.end()) continue;
-        const int64_t n = ggml_nelements(param);
         for (int k = 0; k < p.elements; k++) {
             GradCheckEntry e;
             e.tensor = name;
             e.index = (int64_t) (rng() % (uint64_t) n);
-            e.analytic = get_elem(acc, e.index);
-            const float x0 = get_elem(param, e.index);
-            set_elem(param, e.index, x0 + p.eps);
+            const int64_t at = offset + e.index;
+            e.analytic = get_elem(acc, at);
+            const float x0 = get_elem(param, at);
+            set_elem(param, at, x0 + p.eps);
             const double lp = h.loss64();
-            set_elem(param, e.index, x0 - p.eps);
+            set_elem(param, at, x0 - p.eps);
             const double lm = h.loss64();
-            set_elem(param, e.index, x0);
+            set_elem(param, at, x0);
             // the step actually taken in F32, not the nominal eps
             e.numeric = (lp - lm) / ((double) (x0 + p.eps) - (double) (x0 - p.eps));
             const double mag = std::max(std::fabs(e.analytic), std::fabs(e.numeric));

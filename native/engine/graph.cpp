@@ -4,6 +4,7 @@
 #include "model.h"
 
 #include <cmath>
+#include <map>
 
 namespace hone {
 
@@ -25,17 +26,32 @@ void fill_causal_mask(float * mask, int T) {
     }
 }
 
+// The scaled rank-r products scale·A·x of one layer, keyed by fused A: q/k/v (and gate/up)
+// multiply their shared input by their fused A once.
+struct SharedProducts {
+    std::map<const ggml_tensor *, std::pair<const ggml_tensor *, ggml_tensor *>> by_a; // fused A -> (x, product)
+};
+
 // W·x plus the adapter's B·(scale·A·x). llama.cpp scales B·A·x (build_lora_mm); scaling the
 // rank-r product instead is the same up to rounding and keeps the scale (and its backward)
 // off the full-width activations: 2 x 7 passes over [n_out, tokens] per layer saved.
-static ggml_tensor * lora_mm(ggml_context * ctx, const hone_adapter * ad, ggml_tensor * w, ggml_tensor * x) {
+static ggml_tensor * lora_mm(ggml_context * ctx, const hone_adapter * ad, ggml_tensor * w, ggml_tensor * x, SharedProducts & shared) {
     ggml_tensor * res = ggml_mul_mat(ctx, w, x);
     const LoraPair * p = ad ? ad->find(w) : nullptr;
-    if (p) {
-        ggml_tensor * ax = ggml_scale(ctx, ggml_mul_mat(ctx, p->a, x), ad->scale());
-        res = ggml_add(ctx, res, ggml_mul_mat(ctx, p->b, ax));
+    if (!p) return res;
+    ggml_tensor * ax;
+    if (p->fused_a) {
+        auto it = shared.by_a.find(p->fused_a);
+        if (it == shared.by_a.end() || it->second.first != x) {
+            it = shared.by_a.insert_or_assign(p->fused_a, std::make_pair(x, ggml_scale(ctx, ggml_mul_mat(ctx, p->fused_a, x), ad->scale()))).first;
+        }
+        ggml_tensor * all = it->second.second; // [r * members, tokens]
+        const int64_t r = p->a->ne[1];
+        ax = ggml_cont(ctx, ggml_view_2d(ctx, all, r, all->ne[1], all->nb[1], (size_t) p->slot * r * all->nb[0]));
+    } else {
+        ax = ggml_scale(ctx, ggml_mul_mat(ctx, p->a, x), ad->scale());
     }
-    return res;
+    return ggml_add(ctx, res, ggml_mul_mat(ctx, p->b, ax));
 }
 
 // Names forward tensors "<what>-<layer>" so the op report can place every node in a layer.
@@ -78,6 +94,7 @@ ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone
                              hp.rope_freq_base, hp.rope_freq_scale, 0.0f, 1.0f, 32.0f, 1.0f);
     };
 
+    SharedProducts shared;
     ggml_tensor * inpL = ggml_get_rows(ctx, m.tok_embd, in.tokens);
     if (hp.embedding_scale != 0.0f) inpL = ggml_scale(ctx, inpL, hp.embedding_scale);
     for (int il = 0; il < hp.n_layer; il++) {
@@ -86,9 +103,9 @@ ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone
         const bool post = hp.arch == Arch::POSTNORM;
         ggml_tensor * cur = post ? inpL : tag(rms(ctx, inpL, L.attn_norm, hp.rms_eps), "attn_norm", il);
 
-        ggml_tensor * q = tag(add_bias(ctx, lora_mm(ctx, ad, L.wq, cur), L.bq), "q", il);
-        ggml_tensor * k = tag(add_bias(ctx, lora_mm(ctx, ad, L.wk, cur), L.bk), "k", il);
-        ggml_tensor * v = tag(add_bias(ctx, lora_mm(ctx, ad, L.wv, cur), L.bv), "v", il);
+        ggml_tensor * q = tag(add_bias(ctx, lora_mm(ctx, ad, L.wq, cur, shared), L.bq), "q", il);
+        ggml_tensor * k = tag(add_bias(ctx, lora_mm(ctx, ad, L.wk, cur, shared), L.bk), "k", il);
+        ggml_tensor * v = tag(add_bias(ctx, lora_mm(ctx, ad, L.wv, cur, shared), L.bv), "v", il);
         if (hp.qk_norm_whole) {
             q = rms(ctx, q, L.q_norm, hp.rms_eps);
             k = rms(ctx, k, L.k_norm, hp.rms_eps);
@@ -116,31 +133,33 @@ ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone
         kq = tag(ggml_soft_max_ext(ctx, kq, in.kq_mask, kq_scale, 0.0f), "kq_soft_max", il);
         ggml_tensor * kqv = tag(ggml_mul_mat(ctx, vt, kq), "kqv", il); // [hd, T_q, nh, B]
         cur = ggml_cont_2d(ctx, ggml_permute(ctx, kqv, 0, 2, 1, 3), (int64_t) hd * nh, N);
-        cur = tag(add_bias(ctx, lora_mm(ctx, ad, L.wo, cur), L.bo), "attn_out", il);
+        cur = tag(add_bias(ctx, lora_mm(ctx, ad, L.wo, cur, shared), L.bo), "attn_out", il);
         if (post) cur = tag(rms(ctx, cur, L.attn_post_norm, hp.rms_eps), "attn_post_norm", il);
 
         ggml_tensor * ffn_inp = tag(ggml_add(ctx, residual(cur), inpL), "ffn_inp", il);
         cur = post ? ffn_inp : tag(rms(ctx, ffn_inp, L.ffn_norm, hp.rms_eps), "ffn_norm", il);
-        ggml_tensor * up = tag(lora_mm(ctx, ad, L.ffn_up, cur), "ffn_up", il);
+        ggml_tensor * up = tag(lora_mm(ctx, ad, L.ffn_up, cur, shared), "ffn_up", il);
         if (hp.ffn_relu2) {
             cur = tag(ggml_sqr(ctx, ggml_relu(ctx, up)), "ffn_act", il);
         } else {
-            ggml_tensor * gate = tag(lora_mm(ctx, ad, L.ffn_gate, cur), "ffn_gate", il);
+            ggml_tensor * gate = tag(lora_mm(ctx, ad, L.ffn_gate, cur, shared), "ffn_gate", il);
             // SwiGLU as llama.cpp builds it; its backward recomputes silu(gate) instead of keeping it
             cur = tag(ggml_swiglu_split(ctx, gate, up), "ffn_act", il);
         }
-        cur = tag(lora_mm(ctx, ad, L.ffn_down, cur), "ffn_out", il);
+        cur = tag(lora_mm(ctx, ad, L.ffn_down, cur, shared), "ffn_out", il);
         if (post) cur = tag(rms(ctx, cur, L.ffn_post_norm, hp.rms_eps), "ffn_post_norm", il);
         inpL = tag(ggml_add(ctx, residual(cur), ffn_inp), "l_out", il);
     }
     ggml_tensor * cur = rms(ctx, inpL, m.output_norm, hp.rms_eps);
-    ggml_tensor * logits = lora_mm(ctx, ad, m.output, cur);
+    if (in.row_mask) cur = ggml_mul(ctx, cur, in.row_mask);
+    ggml_tensor * logits = lora_mm(ctx, ad, m.output, cur, shared);
     if (hp.logit_scale != 0.0f && hp.logit_scale != 1.0f) logits = ggml_scale(ctx, logits, 1.0f / hp.logit_scale);
     ggml_set_name(logits, "logits");
     return logits;
 }
 
-ggml_tensor * build_loss(ggml_context * ctx, ggml_tensor * logits, LossInputs & li, int n_vocab, int n_rows) {
+LossInputs make_loss_inputs(ggml_context * ctx, int n_rows) {
+    LossInputs li;
     li.targets = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, n_rows);
     li.loss_mask = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 1, n_rows);
     li.loss_scale = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 1);
@@ -150,11 +169,14 @@ ggml_tensor * build_loss(ggml_context * ctx, ggml_tensor * logits, LossInputs & 
     ggml_set_name(li.loss_scale, "loss_scale");
     ggml_set_name(li.zero, "zero");
     for (ggml_tensor * t : { li.targets, li.loss_mask, li.loss_scale, li.zero }) ggml_set_input(t);
+    return li;
+}
+
+ggml_tensor * build_loss(ggml_context * ctx, ggml_tensor * logits, const LossInputs & li, int n_vocab, int n_rows) {
     ggml_tensor * zeros = ggml_repeat_4d(ctx, li.zero, 1, (int64_t) n_vocab * n_rows, 1, 1);
     ggml_tensor * labels = ggml_reshape_2d(ctx, ggml_set_rows(ctx, zeros, li.loss_mask, li.targets), n_vocab, n_rows);
     ggml_set_name(labels, "labels");
-    ggml_tensor * masked = ggml_mul(ctx, logits, li.loss_mask);
-    ggml_tensor * ce = ggml_cross_entropy_loss(ctx, masked, labels); // mean over all n_rows
+    ggml_tensor * ce = ggml_cross_entropy_loss(ctx, logits, labels); // mean over all n_rows
     ggml_tensor * loss = ggml_mul(ctx, ce, li.loss_scale);
     ggml_set_name(loss, "loss");
     return loss;

@@ -17,6 +17,7 @@ struct ForwardInputs {
     ggml_tensor * tokens = nullptr;  // I32 [T*B]
     ggml_tensor * pos = nullptr;     // I32 [T*B], 0..T-1 per sequence
     ggml_tensor * kq_mask = nullptr; // F32 [T, T], 0 or -inf (causal)
+    ggml_tensor * row_mask = nullptr; // optional F32 [1, T*B]: rows multiplied by 0 before the output head
 };
 
 // Graph size (nodes) for a forward + backward + accumulation graph: measured at about 3x the
@@ -36,12 +37,18 @@ struct LossInputs {
     ggml_tensor * zero = nullptr;       // F32 [1], holds 0: the seed of the on-device labels
 };
 
+// The loss's inputs, created in ctx and flagged as graph inputs.
+LossInputs make_loss_inputs(ggml_context * ctx, int n_rows);
+
 // Sum of cross-entropy over loss positions divided by the step's loss-token count (through
-// loss_scale). Masked rows get no gradient: their logits are multiplied by zero and their
-// labels are zero, so they add nothing to the loss. The one-hot labels are built on the
-// device (a repeated zero with the loss mask scattered in at the targets), so a step uploads
-// T*B indices instead of n_vocab*T*B floats.
-ggml_tensor * build_loss(ggml_context * ctx, ggml_tensor * logits, LossInputs & li, int n_vocab, int n_rows);
+// loss_scale). Masked rows must reach the output head as zero vectors (ForwardInputs::row_mask
+// = li.loss_mask): their labels are zero too, so they add nothing to the loss, and the gradient
+// their logits still get (ggml's cross-entropy backward assumes labels that sum to one) ends at
+// the zeroed rows. Masking the [n_embd, rows] input instead of the [n_vocab, rows] logits
+// saves two full-vocabulary passes per step. The one-hot labels are built on the device (a
+// repeated zero with the loss mask scattered in at the targets), so a step uploads T*B indices
+// instead of n_vocab*T*B floats.
+ggml_tensor * build_loss(ggml_context * ctx, ggml_tensor * logits, const LossInputs & li, int n_vocab, int n_rows);
 
 // Fills the causal mask for T tokens.
 void fill_causal_mask(float * mask, int T);

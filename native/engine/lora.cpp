@@ -47,15 +47,60 @@ hone_adapter::~hone_adapter() {
     if (ctx) ggml_free(ctx);
 }
 
+// The weights of one layer that multiply the same input: q/k/v read the attention norm's
+// output, gate/up the FFN norm's. -1 for the others.
+static int input_group(const hone_model & m, const ggml_tensor * w) {
+    for (size_t il = 0; il < m.layers.size(); il++) {
+        const LayerWeights & L = m.layers[il];
+        if (w == L.wq || w == L.wk || w == L.wv) return (int) il * 2;
+        if (w == L.ffn_gate || w == L.ffn_up) return (int) il * 2 + 1;
+    }
+    return -1;
+}
+
+std::vector<ggml_tensor *> hone_adapter::trainable() const {
+    std::vector<ggml_tensor *> out(fused.begin(), fused.end());
+    for (auto & p : pairs) {
+        if (!p.fused_a) out.push_back(p.a);
+        out.push_back(p.b);
+    }
+    return out;
+}
+
 // Creates the A/B tensors (uninitialised) for every (target, layer) pair, on the model's
-// primary backend, with shapes from the base weights.
+// primary backend, with shapes from the base weights. Pairs whose weights read the same input
+// with the same rank share one A of r * members rows (each pair's A a view of its rows): the
+// graph then multiplies that input once, and the backward pass computes one A gradient and
+// one input gradient for the group instead of one per weight.
 static void create_pairs(hone_adapter & ad, const std::vector<std::pair<ggml_tensor *, int>> & weights) {
-    ggml_init_params ip = { ggml_tensor_overhead() * (weights.size() * 2 + 1), nullptr, true };
+    ggml_init_params ip = { ggml_tensor_overhead() * (weights.size() * 3 + 1), nullptr, true };
     ad.ctx = ggml_init(ip);
-    for (auto & [w, rank] : weights) {
+    std::map<int, std::vector<size_t>> groups;
+    for (size_t i = 0; i < weights.size(); i++) {
+        const int g = input_group(*ad.model, weights[i].first);
+        if (g >= 0) groups[g].push_back(i);
+    }
+    std::vector<ggml_tensor *> fused_of(weights.size(), nullptr);
+    std::vector<int> slot_of(weights.size(), 0);
+    for (auto & [g, members] : groups) {
+        const int rank = weights[members[0]].second;
+        bool same_rank = members.size() > 1;
+        for (size_t i : members) same_rank = same_rank && weights[i].second == rank;
+        if (!same_rank) continue;
+        ggml_tensor * f = ggml_new_tensor_2d(ad.ctx, GGML_TYPE_F32, weights[members[0]].first->ne[0], (int64_t) rank * members.size());
+        ggml_format_name(f, "blk.%d.%s.lora_a", g / 2, g % 2 == 0 ? "attn_qkv" : "ffn_gate_up");
+        ad.fused.push_back(f);
+        for (size_t k = 0; k < members.size(); k++) { fused_of[members[k]] = f; slot_of[members[k]] = (int) k; }
+    }
+    for (size_t i = 0; i < weights.size(); i++) {
+        ggml_tensor * w = weights[i].first;
+        const int rank = weights[i].second;
         LoraPair p;
         p.base_name = w->name;
-        p.a = ggml_new_tensor_2d(ad.ctx, GGML_TYPE_F32, w->ne[0], rank);
+        p.fused_a = fused_of[i];
+        p.slot = slot_of[i];
+        p.a = p.fused_a ? ggml_view_2d(ad.ctx, p.fused_a, w->ne[0], rank, p.fused_a->nb[1], (size_t) p.slot * rank * p.fused_a->nb[1])
+                        : ggml_new_tensor_2d(ad.ctx, GGML_TYPE_F32, w->ne[0], rank);
         p.b = ggml_new_tensor_2d(ad.ctx, GGML_TYPE_F32, rank, w->ne[1]);
         ggml_format_name(p.a, "%s.lora_a", w->name);
         ggml_format_name(p.b, "%s.lora_b", w->name);

@@ -13,8 +13,10 @@
 
 struct LoraPair {
     std::string base_name; // e.g. "blk.0.attn_q.weight"
-    ggml_tensor * a = nullptr;
+    ggml_tensor * a = nullptr; // a view into fused_a when the pair shares its input
     ggml_tensor * b = nullptr;
+    ggml_tensor * fused_a = nullptr; // [n_in, r * members]: one A for weights reading the same input
+    int slot = 0;                    // this pair's rows r*slot .. r*slot+r-1 of fused_a's output
 };
 
 struct hone_adapter {
@@ -25,7 +27,11 @@ struct hone_adapter {
     std::vector<LoraPair> pairs;
     std::map<const ggml_tensor *, size_t> by_weight; // base weight -> index in pairs
 
+    std::vector<ggml_tensor *> fused; // every fused A (its members' `a` are views into it)
+
     float scale() const { return params.alpha / (float) params.rank; }
+    // The tensors the optimizer updates: fused A's, A's of unfused pairs, and every B.
+    std::vector<ggml_tensor *> trainable() const;
     const LoraPair * find(const ggml_tensor * w) const {
         auto it = by_weight.find(w);
         return it == by_weight.end() ? nullptr : &pairs[it->second];

@@ -69,9 +69,11 @@ static void build_graphs(hone_trainer & tr) {
     tr.ctx_compute = ggml_init(ip);
     ggml_context * ctx = tr.ctx_compute;
 
-    for (auto & p : ad.pairs) { ggml_set_param(p.a); ggml_set_param(p.b); }
+    for (ggml_tensor * t : ad.trainable()) ggml_set_param(t);
     tr.frozen_param = mark_frozen_param(tr);
     tr.in = make_forward_inputs(ctx, tr.T, tr.B);
+    tr.li = make_loss_inputs(ctx, tr.T * tr.B);
+    tr.in.row_mask = tr.li.loss_mask;
     ggml_tensor * logits = build_forward(ctx, m, &ad, tr.in, tr.T, tr.B);
     tr.loss = build_loss(ctx, logits, tr.li, m.hp.n_vocab, tr.T * tr.B);
     ggml_set_output(tr.loss);
@@ -111,7 +113,7 @@ static void build_graphs(hone_trainer & tr) {
     for (int i = 0; i < ggml_graph_n_nodes(tr.gb); i++) {
         if (ggml_graph_node(tr.gb, i) == tr.loss) { tr.n_forward_nodes = i + 1; break; }
     }
-    for (auto & p : ad.pairs) { tr.trainable.insert(p.a); tr.trainable.insert(p.b); }
+    for (ggml_tensor * t : ad.trainable()) tr.trainable.insert(t);
     tr.waste = find_gradient_waste(tr.gb, tr.n_forward_nodes, tr.trainable);
 
     std::vector<ggml_backend_t> list = m.backends.list();

@@ -91,11 +91,13 @@ bench)
     t0=$(date +%s)
     [ -f "$m" ] || "$bin/hone-train" make-model ${spec[$shape]} --type q4_k_m --out "$m" 2>> "$out/bench.log"
     log "$shape: make-model $(( $(date +%s) - t0 )) s, $(du -m "$m" | cut -f1) MiB"
-    for mode in patched ${BENCH_FALLBACK:-}; do
+    for mode in ${BENCH_MODES-patched} ${BENCH_FALLBACK:-}; do
       steps=6; env_switch=""
       [ $mode = fallback ] && { steps=2; env_switch="GGML_CUDA_DISABLE_OUT_PROD_QUANT=1"; }
       nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$out/smi-$shape-$mode.txt" & smi=$!
-      env $env_switch "$bin/hone-train" --model "$m" --data "$dev/text.txt" --out "$out/$shape-$mode" --backend cuda \
+      # BENCH_TIMEOUT bounds a run (the fallback of a 4B model takes minutes per step); the
+      # steps finished before it are in the .jsonl.
+      env $env_switch timeout ${BENCH_TIMEOUT:-540} "$bin/hone-train" --model "$m" --data "$dev/text.txt" --out "$out/$shape-$mode" --backend cuda \
         --steps $steps --ctx 2048 --batch 1 --rank 8 --alpha 16 --json > "$out/$shape-$mode.jsonl" 2>> "$out/bench.log"
       rc=$?; kill $smi 2>/dev/null
       log "$shape $mode: exit $rc, peak GPU $(sort -n "$out/smi-$shape-$mode.txt" | tail -1) MiB used (nvidia-smi); $(python3 "$native/scripts/ops-summary.py" "$out/$shape-$mode/ops.json" "$out/$shape-$mode.jsonl" 2>&1)"

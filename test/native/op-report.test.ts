@@ -58,7 +58,8 @@ function checkCounts(ops: any, nLoraTensors: number) {
   assert.equal(compute.length, ops.n_compute_nodes);
   assert.equal(ops.by_op.reduce((a: number, e: any) => a + e.count, 0), ops.n_compute_nodes);
   assert.equal(Object.values(ops.share).reduce((a: number, e: any) => a + e.nodes, 0), ops.n_compute_nodes);
-  // The adapter's A and B of every targeted weight, each updated by one AdamW node.
+  // The adapter's trainable tensors, each updated by one AdamW node: every B, and the A's, where
+  // q/k/v share one fused A and gate/up another (per layer: 7 B + 4 A).
   assert.equal(ops.graph.trainable_tensors, nLoraTensors);
   assert.equal(ops.nodes.filter((n: any) => n.op === 'OPT_STEP_ADAMW').length, nLoraTensors);
   // Every matrix product against a base weight names it and its layer.
@@ -88,13 +89,13 @@ describe('op report (ops.json)', () => {
     assert.equal(plan.fits, true);
     assert.deepEqual(validate(plan.memory, memorySchema), []);
     assert.equal(dry.ops.dry_run, true);
-    checkCounts(dry.ops, 5 * 7 * 2); // 5 layers x 7 targets x (A, B)
+    checkCounts(dry.ops, 5 * 11); // 5 layers x (7 B + 4 A)
     checkAllOnCpuNoWaste(dry.ops);
     assert.equal(dry.ops.profile, null);
 
     const real = train(model, ['--ctx', '32', '--steps', '2']);
     assert.equal(real.ops.dry_run, false);
-    checkCounts(real.ops, 70);
+    checkCounts(real.ops, 5 * 11);
     checkAllOnCpuNoWaste(real.ops);
     const sig = (ops: any) => ops.nodes.map((n: any) => `${n.op} ${n.name} ${n.backend} ${n.shape}`);
     assert.deepEqual(sig(real.ops), sig(dry.ops), 'the dry run schedules the graph that runs');
@@ -104,7 +105,7 @@ describe('op report (ops.json)', () => {
   test('synthetic llama at Q4_K_M: quantized matrix products and their OUT_PROD backward on the CPU, no waste', () => {
     const model = q4Model();
     const { ops } = train(model, ['--ctx', '32', '--steps', '2']);
-    checkCounts(ops, 2 * 7 * 2);
+    checkCounts(ops, 2 * 11);
     checkAllOnCpuNoWaste(ops);
     const types = (op: string) => new Set(ops.by_op.filter((e: any) => e.op === op).map((e: any) => e.src0_type));
     assert.ok(types('MUL_MAT').has('q4_K'), 'forward products read the Q4_K weights');
@@ -126,8 +127,8 @@ describe('op report (ops.json)', () => {
     assert.ok(wasted.some((n: any) => n.layer === 0 && n.op === 'OUT_PROD'));
     assert.ok(ops.gradient_waste_flops > 0);
     // The frozen tensor is no optimizer parameter.
-    assert.equal(ops.graph.trainable_tensors, 70);
-    assert.equal(ops.nodes.filter((n: any) => n.op === 'OPT_STEP_ADAMW').length, 70);
+    assert.equal(ops.graph.trainable_tensors, 5 * 11);
+    assert.equal(ops.nodes.filter((n: any) => n.op === 'OPT_STEP_ADAMW').length, 5 * 11);
 
     const notDry = train(model, ['--ctx', '32', '--steps', '2', '--test-frozen-param', 'token_embd.weight'], 1);
     assert.match(notDry.r.stderr, /--test-frozen-param needs --dry-run/);
@@ -141,7 +142,7 @@ describe('op report (ops.json)', () => {
     const plain = train(model, ['--ctx', '32', '--steps', '3', '--threads', '2']);
     const refused = train(model, ['--ctx', '32', '--steps', '3', '--threads', '2', '--test-refuse-ops', 'OUT_PROD']);
     const ops = refused.ops;
-    checkCounts(ops, 70);
+    checkCounts(ops, 5 * 11);
     assert.deepEqual(ops.backends, ['CPU-REFUSING', 'CPU']);
     const compute = ops.nodes.filter((n: any) => n.compute && n.pass !== 'optimizer');
     const outProd = compute.filter((n: any) => n.op === 'OUT_PROD');
