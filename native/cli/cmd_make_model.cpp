@@ -139,7 +139,7 @@ int file_type(const std::string & t) {
 
 int cmd_make_model(int argc, char ** argv) {
     Args a(argc, argv, 2, { "arch", "embd", "layers", "heads", "kv-heads", "ff", "head-dim", "vocab-from", "type", "out", "ctx", "seed", "threads",
-             "chat-template-file", "as-arch" },
+             "chat-template-file", "as-arch", "kv" },
            { "tied", "json" });
     const bool json = a.flag("json");
     Spec s;
@@ -205,6 +205,19 @@ int cmd_make_model(int argc, char ** argv) {
     gguf_set_val_u32(g, (A + "attention.key_length").c_str(), s.head_dim);
     gguf_set_val_u32(g, (A + "attention.value_length").c_str(), s.head_dim);
     gguf_set_val_u32(g, (A + "rope.dimension_count").c_str(), s.head_dim);
+    // --kv name=value[,name=value]: extra unsigned keys under the architecture's prefix, for
+    // files a loader must refuse (e.g. nanbeige's num_loops).
+    const std::string kvs = a.str("kv", "");
+    for (size_t pos = 0; pos < kvs.size();) {
+        const size_t end = std::min(kvs.find(',', pos), kvs.size());
+        const std::string kv = kvs.substr(pos, end - pos), value = kv.substr(std::min(kv.find('='), kv.size()));
+        pos = end + 1;
+        if (value.size() < 2 || value.size() == kv.size() || value.find_first_not_of("0123456789", 1) != std::string::npos) {
+            gguf_free(g);
+            throw UsageError("--kv takes name=unsigned[,name=unsigned], got '" + kv + "'");
+        }
+        gguf_set_val_u32(g, (A + kv.substr(0, kv.size() - value.size())).c_str(), (uint32_t) std::stoul(value.substr(1)));
+    }
     gguf_set_val_f32(g, (A + "rope.freq_base").c_str(), s.arch == "llama" ? 10000.0f : 1000000.0f);
     gguf_set_val_f32(g, (A + "attention.layer_norm_rms_epsilon").c_str(), s.arch == "llama" ? 1e-5f : 1e-6f);
     if (written_arch == "granite") {

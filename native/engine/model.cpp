@@ -111,6 +111,7 @@ static void read_hparams(hone_model & m) {
         { "pangu-embedded", Arch::LLAMA, GGML_ROPE_TYPE_NEOX, 0 },
         { "arcee", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, FFN_RELU2 },
         { "olmo2", Arch::POSTNORM, GGML_ROPE_TYPE_NEOX, QK_NORM_WHOLE }, { "exaone4", Arch::POSTNORM, GGML_ROPE_TYPE_NEOX, 0 },
+        { "nanbeige", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, 0 },
     };
     unsigned traits = 0;
     bool known = false;
@@ -143,6 +144,9 @@ static void read_hparams(hone_model & m) {
     const bool swa = (hp.arch_name == "olmo2" && gguf_u32(g, a + "attention.sliding_window", false, 0) > 0) ||
                      (hp.arch_name == "exaone4" && hp.n_layer == 64);
     if (swa) fail(HONE_E_UNSUPPORTED, "%s: sliding-window attention layers cannot train yet", m.path.c_str());
+    // Nanbeige can run its layers several times over (a looped model): not built yet.
+    const uint32_t loops = hp.arch_name == "nanbeige" ? gguf_u32(g, a + "num_loops", false, 1) : 1;
+    if (loops > 1) fail(HONE_E_UNSUPPORTED, "%s: looped layers (%snum_loops = %u) cannot train yet", m.path.c_str(), a.c_str(), loops);
     // Granite-style scales, with llama.cpp's defaults for MiniCPM (Granite stores them all).
     const bool minicpm = hp.arch_name == "minicpm", granite = hp.arch_name == "granite";
     if (minicpm || granite) {

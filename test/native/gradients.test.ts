@@ -111,7 +111,7 @@ describe('the training forward pass equals llama.cpp inference with a non-zero a
 // skips RoPE every 4th layer, so the models have 5 layers; minicpm and granite scale the
 // embeddings, residual branches, logits and attention): made with llama's tensors under
 // their own name, each checked against llama.cpp and trained.
-describe('architectures on our llama and qwen3 graphs: mistral3, deci, ernie4_5, exaone, smollm3, minicpm, granite, xverse, internlm2, seed_oss, pangu-embedded, arcee, hunyuan-dense, maincoder, olmo2, exaone4', () => {
+describe('architectures on our llama and qwen3 graphs: mistral3, deci, ernie4_5, exaone, smollm3, minicpm, granite, xverse, internlm2, nanbeige, seed_oss, pangu-embedded, arcee, hunyuan-dense, maincoder, olmo2, exaone4', () => {
   const dir = tempDir();
   const data = join(dir, 'text.txt');
   writeFileSync(data, TEXT);
@@ -122,6 +122,7 @@ describe('architectures on our llama and qwen3 graphs: mistral3, deci, ernie4_5,
     granite: { base: 'llama', vocab: 'llama-spm' },
     // found by probe-arch + scan: llama's graph (internlm2 with an optional output-projection bias)
     xverse: { base: 'llama', vocab: 'llama-spm' }, internlm2: { base: 'llama', vocab: 'llama-spm' },
+    nanbeige: { base: 'llama', vocab: 'llama-spm' },
     // llama's graph with NeoX RoPE: Seed-OSS (its FFN norm named post_attention_norm), openPangu
     // Embedded (a required output-projection bias)
     seed_oss: { base: 'llama', vocab: 'llama-spm' }, 'pangu-embedded': { base: 'llama', vocab: 'llama-spm' },
@@ -156,6 +157,16 @@ describe('architectures on our llama and qwen3 graphs: mistral3, deci, ernie4_5,
           const none = honeTrain(['--model', model, '--data', data, '--out', join(dir, 'arcee-gate'), '--steps', '1', '--targets', 'ffn_gate']);
           assert.equal(none.code, 1);
           assert.match(none.stderr, /none of the target modules exists in this model/);
+        }
+        if (arch === 'nanbeige') {
+          // a looped Nanbeige (its layers run num_loops times) is refused, naming the key
+          const looped = join(dir, 'nanbeige-looped.gguf');
+          const lm = honeTrain(['make-model', '--arch', 'llama', '--as-arch', 'nanbeige', '--embd', '64', '--layers', '1', '--heads', '2',
+            '--ff', '128', '--kv', 'num_loops=2', '--vocab-from', vocab('llama-spm'), '--out', looped]);
+          assert.equal(lm.code, 0, lm.stderr);
+          const refused = honeTrain(['--model', looped, '--data', data, '--out', join(dir, 'nanbeige-looped-run'), '--steps', '1']);
+          assert.equal(refused.code, 1);
+          assert.match(refused.stderr, /looped layers \(nanbeige\.num_loops = 2\) cannot train yet/);
         }
         if (arch === 'olmo2' || arch === 'exaone4' || arch === 'arcee') {
           // a graph of its own (post-norms, relu^2): its gradients against finite differences too.
