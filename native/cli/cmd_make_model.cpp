@@ -205,6 +205,12 @@ int cmd_make_model(int argc, char ** argv) {
     gguf_set_val_u32(g, (A + "attention.key_length").c_str(), s.head_dim);
     gguf_set_val_u32(g, (A + "attention.value_length").c_str(), s.head_dim);
     gguf_set_val_u32(g, (A + "rope.dimension_count").c_str(), s.head_dim);
+    if (written_arch == "qwen2vl" || written_arch == "qwen3vl") {
+        // M-RoPE sections in Qwen2-VL's proportions (head_dim 128: 16, 24, 24, 0)
+        const int half = s.head_dim / 2, s1 = half * 3 / 8;
+        const int32_t sections[4] = { half - 2 * s1, s1, s1, 0 };
+        gguf_set_arr_data(g, (A + "rope.dimension_sections").c_str(), GGUF_TYPE_INT32, sections, 4);
+    }
     // --kv name=value[,name=value]: extra unsigned keys under the architecture's prefix, for
     // files a loader must refuse (e.g. nanbeige's num_loops).
     const std::string kvs = a.str("kv", "");

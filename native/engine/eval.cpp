@@ -23,7 +23,7 @@ hone_status hone_forward_logits(hone_model * m, hone_adapter * ad, const int32_t
         ggml_backend_sched_t sched = nullptr;
         struct Cleanup { ggml_context * c; ggml_backend_sched_t * s; ~Cleanup() { if (*s) ggml_backend_sched_free(*s); ggml_free(c); } } cleanup{ ctx, &sched };
 
-        ForwardInputs in = make_forward_inputs(ctx, n, 1);
+        ForwardInputs in = make_forward_inputs(ctx, n, 1, m->hp.n_pos_per_token());
         ggml_tensor * out = build_forward(ctx, *m, ad, in, n, 1);
         ggml_set_output(out);
         ggml_cgraph * gf = ggml_new_graph_custom(ctx, gsize, false);
@@ -37,7 +37,7 @@ hone_status hone_forward_logits(hone_model * m, hone_adapter * ad, const int32_t
         std::vector<float> mask((size_t) n * n);
         fill_causal_mask(mask.data(), n);
         ggml_backend_tensor_set(in.tokens, tokens, 0, n * sizeof(int32_t));
-        ggml_backend_tensor_set(in.pos, pos.data(), 0, n * sizeof(int32_t));
+        set_positions(in, pos);
         ggml_backend_tensor_set(in.kq_mask, mask.data(), 0, mask.size() * sizeof(float));
         if (ggml_backend_sched_graph_compute(sched, gf) != GGML_STATUS_SUCCESS) fail(HONE_E_INTERNAL, "forward pass failed");
         ggml_backend_tensor_get(out, logits, 0, ggml_nbytes(out));

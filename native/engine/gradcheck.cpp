@@ -113,7 +113,7 @@ struct Harness {
         const size_t gsize = training_graph_size(m.hp.n_layer);
         ctx = ggml_init({ ggml_tensor_overhead() * gsize * 3 + 3 * ggml_graph_overhead_custom(gsize, true), nullptr, true });
         for (ggml_tensor * t : ad.trainable()) ggml_set_param(t);
-        in = make_forward_inputs(ctx, T, 1);
+        in = make_forward_inputs(ctx, T, 1, m.hp.n_pos_per_token());
         li = make_loss_inputs(ctx, T);
         in.row_mask = li.loss_mask;
         ggml_tensor * loss = build_loss(ctx, build_forward(ctx, m, &ad, in, T, 1), li, m.hp.n_vocab, T);
@@ -143,7 +143,7 @@ struct Harness {
         ggml_backend_tensor_set(seed, &one, 0, sizeof(one));
 
         // A separate forward-only graph for the finite differences: logits, loss in float64 on the host.
-        in_fwd = make_forward_inputs(ctx, T, 1);
+        in_fwd = make_forward_inputs(ctx, T, 1, m.hp.n_pos_per_token());
         dequantized.swap_in(m, ad);
         logits_fwd = build_forward(ctx, m, &ad, in_fwd, T, 1);
         dequantized.restore();
@@ -165,7 +165,7 @@ struct Harness {
         std::vector<float> mask((size_t) T * T);
         fill_causal_mask(mask.data(), T);
         ggml_backend_tensor_set(fi.tokens, input.data(), 0, T * sizeof(int32_t));
-        ggml_backend_tensor_set(fi.pos, pos.data(), 0, T * sizeof(int32_t));
+        set_positions(fi, pos);
         ggml_backend_tensor_set(fi.kq_mask, mask.data(), 0, mask.size() * sizeof(float));
     }
 

@@ -1,23 +1,36 @@
 #include "graph.h"
 
+#include "ggml-backend.h"
 #include "lora.h"
 #include "model.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
 namespace hone {
 
-ForwardInputs make_forward_inputs(ggml_context * ctx, int T, int B) {
+ForwardInputs make_forward_inputs(ggml_context * ctx, int T, int B, int n_pos) {
     ForwardInputs in;
     in.tokens = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, (int64_t) T * B);
-    in.pos = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, (int64_t) T * B);
+    in.pos = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, (int64_t) T * B * n_pos);
     in.kq_mask = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, T, T);
     ggml_set_name(in.tokens, "inp_tokens");
     ggml_set_name(in.pos, "inp_pos");
     ggml_set_name(in.kq_mask, "kq_mask");
     for (ggml_tensor * t : { in.tokens, in.pos, in.kq_mask }) ggml_set_input(t);
     return in;
+}
+
+void set_positions(const ForwardInputs & in, const std::vector<int32_t> & pos) {
+    const size_t n = pos.size();
+    if ((size_t) in.pos->ne[0] == n) {
+        ggml_backend_tensor_set(in.pos, pos.data(), 0, n * sizeof(int32_t));
+        return;
+    }
+    std::vector<int32_t> all(4 * n, 0);
+    for (size_t j = 0; j < 3; j++) std::copy(pos.begin(), pos.end(), all.begin() + j * n);
+    ggml_backend_tensor_set(in.pos, all.data(), 0, all.size() * sizeof(int32_t));
 }
 
 void fill_causal_mask(float * mask, int T) {
@@ -89,7 +102,12 @@ ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone
     const float kq_scale = hp.attention_scale != 0.0f ? hp.attention_scale : 1.0f / std::sqrt((float) hd);
     auto residual = [&](ggml_tensor * x) { return hp.residual_scale != 0.0f ? ggml_scale(ctx, x, hp.residual_scale) : x; };
     // RoPE as llama.cpp runs it without YaRN: ext_factor 0, attn_factor 1, beta 32/1.
+    int sections[4] = { hp.rope_sections[0], hp.rope_sections[1], hp.rope_sections[2], hp.rope_sections[3] };
     auto rope = [&](ggml_tensor * x) {
+        if (hp.n_pos_per_token() > 1) {
+            return ggml_rope_multi(ctx, x, in.pos, m.rope_freqs, hp.n_rot, sections, hp.rope_type, hp.n_ctx_train,
+                                   hp.rope_freq_base, hp.rope_freq_scale, 0.0f, 1.0f, 32.0f, 1.0f);
+        }
         return ggml_rope_ext(ctx, x, in.pos, m.rope_freqs, hp.n_rot, hp.rope_type, hp.n_ctx_train,
                              hp.rope_freq_base, hp.rope_freq_scale, 0.0f, 1.0f, 32.0f, 1.0f);
     };

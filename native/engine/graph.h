@@ -7,6 +7,8 @@
 #include "ggml.h"
 
 #include <cstddef>
+#include <cstdint>
+#include <vector>
 
 struct hone_model;
 struct hone_adapter;
@@ -15,7 +17,7 @@ namespace hone {
 
 struct ForwardInputs {
     ggml_tensor * tokens = nullptr;  // I32 [T*B]
-    ggml_tensor * pos = nullptr;     // I32 [T*B], 0..T-1 per sequence
+    ggml_tensor * pos = nullptr;     // I32 [T*B * n_pos], 0..T-1 per sequence (M-RoPE: section-major)
     ggml_tensor * kq_mask = nullptr; // F32 [T, T], 0 or -inf (causal)
     ggml_tensor * row_mask = nullptr; // optional F32 [1, T*B]: rows multiplied by 0 before the output head
 };
@@ -24,8 +26,13 @@ struct ForwardInputs {
 // forward graph; llama.cpp's inference-sized graph overflows at 16 layers, so size from layers.
 inline size_t training_graph_size(int n_layer) { return 4096 + (size_t) n_layer * 1024; }
 
-// Inputs are created in ctx and flagged as graph inputs. B = sequences, T = tokens each.
-ForwardInputs make_forward_inputs(ggml_context * ctx, int T, int B);
+// Inputs are created in ctx and flagged as graph inputs. B = sequences, T = tokens each;
+// n_pos positions per token (Hparams::n_pos_per_token).
+ForwardInputs make_forward_inputs(ggml_context * ctx, int T, int B, int n_pos = 1);
+
+// Uploads one position per token, repeated into M-RoPE's sections (t, t, t, 0) when the
+// inputs take 4 per token.
+void set_positions(const ForwardInputs & in, const std::vector<int32_t> & pos);
 
 // Logits [n_vocab, T*B].
 ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone_adapter * ad, const ForwardInputs & in, int T, int B);

@@ -112,6 +112,7 @@ static void read_hparams(hone_model & m) {
         { "arcee", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, FFN_RELU2 },
         { "olmo2", Arch::POSTNORM, GGML_ROPE_TYPE_NEOX, QK_NORM_WHOLE }, { "exaone4", Arch::POSTNORM, GGML_ROPE_TYPE_NEOX, 0 },
         { "nanbeige", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, 0 },
+        { "qwen2vl", Arch::QWEN2, GGML_ROPE_TYPE_MROPE, 0 },      { "qwen3vl", Arch::QWEN3, GGML_ROPE_TYPE_IMROPE, 0 },
     };
     unsigned traits = 0;
     bool known = false;
@@ -140,6 +141,9 @@ static void read_hparams(hone_model & m) {
     hp.n_rot     = gguf_u32(g, a + "rope.dimension_count", false, hp.head_dim);
     hp.n_ctx_train = gguf_u32(g, a + "context_length", false, 2048);
     hp.rms_eps   = gguf_f32(g, a + "attention.layer_norm_rms_epsilon", 1e-5f);
+    // The pinned llama.cpp's Qwen2-VL loader reads no norm epsilon (its hparams stay zero):
+    // train with the epsilon inference will use.
+    if (hp.arch_name == "qwen2vl") hp.rms_eps = 0.0f;
     // Sliding-window layers as llama.cpp enables them: OLMo 3 (olmo2 with a window), EXAONE 4 32B.
     const bool swa = (hp.arch_name == "olmo2" && gguf_u32(g, a + "attention.sliding_window", false, 0) > 0) ||
                      (hp.arch_name == "exaone4" && hp.n_layer == 64);
@@ -155,6 +159,19 @@ static void read_hparams(hone_model & m) {
         hp.residual_scale = gguf_f32(g, a + "residual_scale", minicpm ? 1.4f / std::sqrt((float) hp.n_layer) : 0.0f);
         hp.logit_scale = gguf_f32(g, a + "logit_scale", minicpm ? 256.0f / (float) hp.n_embd : 1.0f);
         hp.attention_scale = gguf_f32(g, a + "attention.scale", 0.0f);
+    }
+    if (hp.n_pos_per_token() > 1) {
+        // M-RoPE's sections: required, as llama.cpp requires them (at most 4 values, the rest 0).
+        const int64_t k = gguf_find_key(g, (a + "rope.dimension_sections").c_str());
+        if (k < 0) fail(HONE_E_FORMAT, "%s: missing metadata key '%srope.dimension_sections'", m.path.c_str(), a.c_str());
+        const bool ints = gguf_get_kv_type(g, k) == GGUF_TYPE_ARRAY &&
+                          (gguf_get_arr_type(g, k) == GGUF_TYPE_INT32 || gguf_get_arr_type(g, k) == GGUF_TYPE_UINT32);
+        const size_t n = ints ? gguf_get_arr_n(g, k) : 0;
+        if (!ints || n > 4) {
+            fail(HONE_E_FORMAT, "%s: '%srope.dimension_sections' must be an array of at most 4 integers", m.path.c_str(), a.c_str());
+        }
+        const int32_t * v = (const int32_t *) gguf_get_arr_data(g, k);
+        for (size_t i = 0; i < n; i++) hp.rope_sections[i] = v[i];
     }
     hp.rope_freq_base = gguf_f32(g, a + "rope.freq_base", 10000.0f);
     // As llama.cpp: a linear factor applies whatever the scaling type; llama3-style scaling

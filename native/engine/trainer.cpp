@@ -71,7 +71,7 @@ static void build_graphs(hone_trainer & tr) {
 
     for (ggml_tensor * t : ad.trainable()) ggml_set_param(t);
     tr.frozen_param = mark_frozen_param(tr);
-    tr.in = make_forward_inputs(ctx, tr.T, tr.B);
+    tr.in = make_forward_inputs(ctx, tr.T, tr.B, m.hp.n_pos_per_token());
     tr.li = make_loss_inputs(ctx, tr.T * tr.B);
     tr.in.row_mask = tr.li.loss_mask;
     ggml_tensor * logits = build_forward(ctx, m, &ad, tr.in, tr.T, tr.B);
@@ -181,7 +181,7 @@ static void upload_micro_batch(hone_trainer & tr, const std::vector<const Prepar
     fill_causal_mask(kq_mask.data(), T);
     const float zero = 0.0f;
     ggml_backend_tensor_set(tr.in.tokens, tokens.data(), 0, tokens.size() * sizeof(int32_t));
-    ggml_backend_tensor_set(tr.in.pos, pos.data(), 0, pos.size() * sizeof(int32_t));
+    set_positions(tr.in, pos);
     ggml_backend_tensor_set(tr.in.kq_mask, kq_mask.data(), 0, kq_mask.size() * sizeof(float));
     ggml_backend_tensor_set(tr.li.targets, targets.data(), 0, targets.size() * sizeof(int32_t));
     ggml_backend_tensor_set(tr.li.loss_mask, mask.data(), 0, mask.size() * sizeof(float));

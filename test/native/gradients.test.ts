@@ -111,7 +111,7 @@ describe('the training forward pass equals llama.cpp inference with a non-zero a
 // skips RoPE every 4th layer, so the models have 5 layers; minicpm and granite scale the
 // embeddings, residual branches, logits and attention): made with llama's tensors under
 // their own name, each checked against llama.cpp and trained.
-describe('architectures on our llama and qwen3 graphs: mistral3, deci, ernie4_5, exaone, smollm3, minicpm, granite, xverse, internlm2, nanbeige, seed_oss, pangu-embedded, arcee, hunyuan-dense, maincoder, olmo2, exaone4', () => {
+describe('architectures on our llama and qwen3 graphs: mistral3, deci, ernie4_5, exaone, smollm3, minicpm, granite, xverse, internlm2, nanbeige, qwen2vl, qwen3vl, seed_oss, pangu-embedded, arcee, hunyuan-dense, maincoder, olmo2, exaone4', () => {
   const dir = tempDir();
   const data = join(dir, 'text.txt');
   writeFileSync(data, TEXT);
@@ -123,6 +123,8 @@ describe('architectures on our llama and qwen3 graphs: mistral3, deci, ernie4_5,
     // found by probe-arch + scan: llama's graph (internlm2 with an optional output-projection bias)
     xverse: { base: 'llama', vocab: 'llama-spm' }, internlm2: { base: 'llama', vocab: 'llama-spm' },
     nanbeige: { base: 'llama', vocab: 'llama-spm' },
+    // Qwen2-VL / Qwen3-VL text: M-RoPE (sections; interleaved for Qwen3-VL) over positions (t, t, t, 0)
+    qwen2vl: { base: 'qwen2', vocab: 'qwen2' }, qwen3vl: { base: 'qwen3', vocab: 'qwen2' },
     // llama's graph with NeoX RoPE: Seed-OSS (its FFN norm named post_attention_norm), openPangu
     // Embedded (a required output-projection bias)
     seed_oss: { base: 'llama', vocab: 'llama-spm' }, 'pangu-embedded': { base: 'llama', vocab: 'llama-spm' },
@@ -168,11 +170,11 @@ describe('architectures on our llama and qwen3 graphs: mistral3, deci, ernie4_5,
           assert.equal(refused.code, 1);
           assert.match(refused.stderr, /looped layers \(nanbeige\.num_loops = 2\) cannot train yet/);
         }
-        if (arch === 'olmo2' || arch === 'exaone4' || arch === 'arcee') {
-          // a graph of its own (post-norms, relu^2): its gradients against finite differences too.
+        if (arch === 'olmo2' || arch === 'exaone4' || arch === 'arcee' || arch === 'qwen3vl') {
+          // a graph of its own (post-norms, relu^2, M-RoPE): its gradients against finite differences too.
           // Post-norms curve the loss more, so central differences at eps 1e-2 are off by ~1e-2 on
           // elements near the default floor: the floor is 5e-3 for those two.
-          const { r: g, summary } = checkGrad(model, arch === 'arcee' ? [] : ['--floor', '5e-3']);
+          const { r: g, summary } = checkGrad(model, arch === 'arcee' || arch === 'qwen3vl' ? [] : ['--floor', '5e-3']);
           assert.equal(g.code, 0, g.stdout + g.stderr);
           assert.equal(summary.pass, true, JSON.stringify(summary));
           assert.ok(summary.checked >= 20 && summary.vector_rel_error < 1e-3, JSON.stringify(summary));
