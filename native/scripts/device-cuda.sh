@@ -2,7 +2,7 @@
 # GPU runs for the CUDA work, on a machine with nvcc, cmake and ninja but no Node and no
 # network. Builds ggml-cuda + hone-train + test-backend-ops from the llama.cpp bundle with
 # our patches, then runs the stages named on the command line, logging under $OUT.
-#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows]
+#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types]
 # Inputs (ignored by git, carried to the machine): .device/gitRelease.bundle (from the pinned
 # node-llama-cpp tarball), .device/text.txt (training text) and optionally .device/native.tar
 # (`git archive HEAD native`: build a committed snapshot instead of the working tree).
@@ -147,6 +147,19 @@ precision)
       [ -n "${PROFILE:-}" ] && log "$(python3 "$native/scripts/profile-summary.py" "$out/$tag/ops.json" 16 ADD,MUL_MAT,OUT_PROD,SCALE,MUL,CONT,SOFT_MAX,SOFT_MAX_BACK 2>&1)"
     done; done
   done
+  ;;
+types)
+  # Issue 8's "zero ops on the CPU" for llama, qwen2 and qwen3 at Q4_K_M and at Q8_0: small models
+  # of each, 4 steps at 512 tokens, the op report's placement line for each.
+  for arch in llama qwen2 qwen3; do for type in q4_k_m q8_0; do
+    v=llama-bpe; [ $arch = llama ] || v=qwen2
+    m=$work/types-$arch-$type.gguf
+    [ -f "$m" ] || "$bin/hone-train" make-model --arch $arch --embd 512 --layers 4 --heads 8 --kv-heads 2 --ff 1536 \
+        --vocab-from "$(vocab $v)" --type $type --tied --out "$m" 2>> "$out/types.log"
+    "$bin/hone-train" --model "$m" --data "$dev/text.txt" --out "$out/types-$arch-$type" --backend cuda \
+      --steps 4 --ctx 512 --rank 8 --alpha 16 --json > "$out/types-$arch-$type.jsonl" 2>> "$out/types.log"
+    log "$arch $type: exit $? $(python3 "$native/scripts/ops-summary.py" "$out/types-$arch-$type/ops.json" "$out/types-$arch-$type.jsonl" 2>&1 | head -1)"
+  done; done
   ;;
 rows)
   # Patch 0004: SOFT_MAX, SOFT_MAX_BACK, CPY and CONT against the CPU backend, then their perf
