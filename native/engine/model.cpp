@@ -97,6 +97,8 @@ static void read_hparams(hone_model & m) {
         QK_NORM_WHOLE = 4,      // OLMo 2: Q/K norms span the whole projection, not one head
         FFN_RELU2 = 8,          // Arcee: FFN = down(relu(up x)^2), no gate
         FFN_NORM_HF_NAME = 16,  // Seed-OSS: the FFN norm is stored as post_attention_norm
+        ZERO_NORM_EPS = 32,     // Qwen2-VL: the pinned llama.cpp's loader reads no norm epsilon (it stays 0)
+        MAY_LOOP = 64,          // Nanbeige: num_loops > 1 runs the layers again (refused: not built yet)
     };
     static const struct { const char * name; Arch arch; int rope; unsigned traits; } KNOWN[] = {
         { "llama", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, 0 },       { "mistral3", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, 0 },
@@ -111,8 +113,8 @@ static void read_hparams(hone_model & m) {
         { "pangu-embedded", Arch::LLAMA, GGML_ROPE_TYPE_NEOX, 0 },
         { "arcee", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, FFN_RELU2 },
         { "olmo2", Arch::POSTNORM, GGML_ROPE_TYPE_NEOX, QK_NORM_WHOLE }, { "exaone4", Arch::POSTNORM, GGML_ROPE_TYPE_NEOX, 0 },
-        { "nanbeige", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, 0 },
-        { "qwen2vl", Arch::QWEN2, GGML_ROPE_TYPE_MROPE, 0 },      { "qwen3vl", Arch::QWEN3, GGML_ROPE_TYPE_IMROPE, 0 },
+        { "nanbeige", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, MAY_LOOP },
+        { "qwen2vl", Arch::QWEN2, GGML_ROPE_TYPE_MROPE, ZERO_NORM_EPS },      { "qwen3vl", Arch::QWEN3, GGML_ROPE_TYPE_IMROPE, 0 },
     };
     unsigned traits = 0;
     bool known = false;
@@ -140,16 +142,13 @@ static void read_hparams(hone_model & m) {
     hp.head_dim  = gguf_u32(g, a + "attention.key_length", false, hp.n_head ? hp.n_embd / hp.n_head : 0);
     hp.n_rot     = gguf_u32(g, a + "rope.dimension_count", false, hp.head_dim);
     hp.n_ctx_train = gguf_u32(g, a + "context_length", false, 2048);
-    hp.rms_eps   = gguf_f32(g, a + "attention.layer_norm_rms_epsilon", 1e-5f);
-    // The pinned llama.cpp's Qwen2-VL loader reads no norm epsilon (its hparams stay zero):
-    // train with the epsilon inference will use.
-    if (hp.arch_name == "qwen2vl") hp.rms_eps = 0.0f;
+    // Train with the epsilon inference will use, read or not.
+    hp.rms_eps   = traits & ZERO_NORM_EPS ? 0.0f : gguf_f32(g, a + "attention.layer_norm_rms_epsilon", 1e-5f);
     // Sliding-window layers as llama.cpp enables them: OLMo 3 (olmo2 with a window), EXAONE 4 32B.
     const bool swa = (hp.arch_name == "olmo2" && gguf_u32(g, a + "attention.sliding_window", false, 0) > 0) ||
                      (hp.arch_name == "exaone4" && hp.n_layer == 64);
     if (swa) fail(HONE_E_UNSUPPORTED, "%s: sliding-window attention layers cannot train yet", m.path.c_str());
-    // Nanbeige can run its layers several times over (a looped model): not built yet.
-    const uint32_t loops = hp.arch_name == "nanbeige" ? gguf_u32(g, a + "num_loops", false, 1) : 1;
+    const uint32_t loops = traits & MAY_LOOP ? gguf_u32(g, a + "num_loops", false, 1) : 1;
     if (loops > 1) fail(HONE_E_UNSUPPORTED, "%s: looped layers (%snum_loops = %u) cannot train yet", m.path.c_str(), a.c_str(), loops);
     // Granite-style scales, with llama.cpp's defaults for MiniCPM (Granite stores them all).
     const bool minicpm = hp.arch_name == "minicpm", granite = hp.arch_name == "granite";

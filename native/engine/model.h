@@ -30,7 +30,7 @@ struct Hparams {
     int rope_type = 0;            // GGML_ROPE_TYPE_NORMAL, _NEOX, _MROPE or _IMROPE
     int rope_sections[4] = { 0, 0, 0, 0 }; // M-RoPE: rotary dims per position section (Qwen2-VL, Qwen3-VL)
     // M-RoPE reads 4 positions per token (text: t, t, t, 0, as llama.cpp feeds them).
-    int n_pos_per_token() const { return rope_type & 8 /* GGML_ROPE_TYPE_MROPE bit */ ? 4 : 1; }
+    int n_pos_per_token() const { return rope_type & GGML_ROPE_TYPE_MROPE ? 4 : 1; } // IMROPE has the bit too
     // Granite-style scales (MiniCPM, Granite); 0 = not used.
     float embedding_scale = 0.0f;  // token embeddings times this
     float residual_scale = 0.0f;   // attention and FFN outputs times this before each residual add
