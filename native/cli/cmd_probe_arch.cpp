@@ -30,6 +30,7 @@ struct Value {
     gguf_type type = GGUF_TYPE_UINT32;
     double num = 0;
     int arr_n = 0; // > 0: an INT32 array of arr_n copies of num
+    std::vector<int32_t> given; // --kv name=a:b:c: this INT32 array
 };
 
 struct ProbeModel {
@@ -68,6 +69,10 @@ gguf_type type_from_name(const std::string & n) {
 
 void set_value(gguf_context * g, const std::string & key, const Value & v) {
     const char * k = key.c_str();
+    if (!v.given.empty()) {
+        gguf_set_arr_data(g, k, GGUF_TYPE_INT32, v.given.data(), v.given.size());
+        return;
+    }
     if (v.arr_n > 0) {
         std::vector<int32_t> a(v.arr_n, (int32_t) v.num);
         gguf_set_arr_data(g, k, GGUF_TYPE_INT32, a.data(), a.size());
@@ -236,7 +241,7 @@ bool answer(ProbeModel & m, const std::string & err) {
 } // namespace
 
 int cmd_probe_arch(int argc, char ** argv) {
-    Args a(argc, argv, 2, { "arch", "vocab-from", "out", "max-tries" }, { "json", "experts" });
+    Args a(argc, argv, 2, { "arch", "vocab-from", "out", "max-tries", "kv" }, { "json", "experts" });
     const bool json = a.flag("json");
     ProbeModel m;
     m.arch = a.required("arch");
@@ -252,6 +257,32 @@ int cmd_probe_arch(int argc, char ** argv) {
         m.kv[A + k] = guess(k);
     }
     if (a.flag("experts")) add_experts(m); // for loaders that abort rather than complain without experts
+    // --kv name=N[,name=a:b:...]: keys under the architecture set before the first load (a
+    // partial rotary dimension, per-layer head counts), kept unless the loader rejects them.
+    const std::string kvs = a.str("kv", "");
+    for (size_t pos = 0; pos < kvs.size();) {
+        const size_t end = std::min(kvs.find(',', pos), kvs.size());
+        const std::string kv = kvs.substr(pos, end - pos);
+        pos = end + 1;
+        const size_t eq = kv.find('=');
+        const std::string vals = eq == std::string::npos ? "" : kv.substr(eq + 1);
+        if (eq == 0 || vals.empty() || vals.find_first_not_of("0123456789:") != std::string::npos) {
+            throw UsageError("--kv takes name=unsigned or name=a:b:... (an integer array), got '" + kv + "'");
+        }
+        Value v;
+        if (vals.find(':') == std::string::npos) {
+            v.num = std::stod(vals);
+        } else {
+            v.type = GGUF_TYPE_INT32;
+            for (size_t i = 0; i <= vals.size();) {
+                const size_t j = std::min(vals.find(':', i), vals.size());
+                if (j == i) throw UsageError("--kv: empty array element in '" + kv + "'");
+                v.given.push_back((int32_t) std::stol(vals.substr(i, j - i)));
+                i = j + 1;
+            }
+        }
+        m.kv[A + kv.substr(0, eq)] = v;
+    }
     llama_log_set(capture_log, nullptr);
     ggml_log_set(capture_log, nullptr);
 

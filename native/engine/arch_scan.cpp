@@ -6,6 +6,9 @@
 #include "llama.h"
 
 #include <algorithm>
+#include <cstring>
+#include <map>
+#include <vector>
 #include <set>
 
 namespace hone {
@@ -26,11 +29,41 @@ static const std::set<std::string> & ops_with_backward() {
     return s;
 }
 
+// Every node of llama.cpp's graph with its sources, so the scan can keep only the ops on the
+// path to the logits: K/V-cache writes (SET_ROWS, CPY, OpenELM's PAD of narrower V rows) feed
+// the cache, which attention reads as a leaf, and the training graph has no cache.
 struct Collector {
-    std::set<std::string> ops;
+    struct Node { std::string op; std::vector<const ggml_tensor *> srcs; };
+    std::map<const ggml_tensor *, Node> nodes; // pointers are identities only, never read after the decode
+    const ggml_tensor * logits = nullptr;
     static bool cb(ggml_tensor * t, bool ask, void * ud) {
-        if (ask) static_cast<Collector *>(ud)->ops.insert(ggml_op_desc(t));
+        if (!ask) return false;
+        auto * c = static_cast<Collector *>(ud);
+        Node & n = c->nodes[t];
+        n.op = ggml_op_desc(t);
+        for (ggml_tensor * s : t->src) if (s) n.srcs.push_back(s);
+        if (!strcmp(t->name, "result_output")) c->logits = t;
         return false; // nothing to observe: asking is enough to see every node
+    }
+    // The ops of the logits' ancestors (every op if the graph names no result_output).
+    std::set<std::string> training_path_ops() const {
+        std::set<std::string> ops;
+        if (!logits) {
+            for (auto & [t, n] : nodes) ops.insert(n.op);
+            return ops;
+        }
+        std::set<const ggml_tensor *> seen;
+        std::vector<const ggml_tensor *> todo = { logits };
+        while (!todo.empty()) {
+            const ggml_tensor * t = todo.back();
+            todo.pop_back();
+            if (!seen.insert(t).second) continue;
+            auto it = nodes.find(t);
+            if (it == nodes.end()) continue; // a leaf: weights, inputs, the cache
+            ops.insert(it->second.op);
+            for (const ggml_tensor * s : it->second.srcs) todo.push_back(s);
+        }
+        return ops;
     }
 };
 
@@ -73,9 +106,8 @@ ArchScan scan_architecture(const std::string & path) {
         return r;
     }
     r.graph_built = true;
-    for (const std::string & op : col.ops) {
+    for (const std::string & op : col.training_path_ops()) {
         r.ops.push_back(op);
-        if (op == "SET_ROWS" || op == "CPY") continue; // K/V cache writes: not in the training graph
         if (!ops_with_backward().count(op)) r.no_backward.push_back(op);
     }
     return r;

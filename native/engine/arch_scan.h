@@ -16,8 +16,9 @@ struct ArchScan {
 };
 
 // Loads the model with llama.cpp (CPU, weights mapped) and decodes two tokens, recording the
-// op of every node. K/V cache writes (SET_ROWS, CPY) are not counted: Hone's training graph
-// attends over the micro-batch's own K and V instead.
+// op of every node on the path to the logits. K/V cache writes (SET_ROWS, CPY, a PAD of
+// narrower V rows) are off that path, as they should be: Hone's training graph attends over the
+// micro-batch's own K and V instead.
 ArchScan scan_architecture(const std::string & path);
 
 // "architecture X cannot train yet: op Y has no backward" (or why the scan could not run).

@@ -23,7 +23,7 @@ hone_status hone_forward_logits(hone_model * m, hone_adapter * ad, const int32_t
         ggml_backend_sched_t sched = nullptr;
         struct Cleanup { ggml_context * c; ggml_backend_sched_t * s; ~Cleanup() { if (*s) ggml_backend_sched_free(*s); ggml_free(c); } } cleanup{ ctx, &sched };
 
-        ForwardInputs in = make_forward_inputs(ctx, n, 1, m->hp.n_pos_per_token());
+        ForwardInputs in = make_forward_inputs(ctx, m->hp, n, 1);
         ggml_tensor * out = build_forward(ctx, *m, ad, in, n, 1);
         ggml_set_output(out);
         ggml_cgraph * gf = ggml_new_graph_custom(ctx, gsize, false);
@@ -34,11 +34,9 @@ hone_status hone_forward_logits(hone_model * m, hone_adapter * ad, const int32_t
         if (!ggml_backend_sched_alloc_graph(sched, gf)) fail(HONE_E_MEMORY, "not enough memory for a forward pass of %d tokens", n);
         std::vector<int32_t> pos(n);
         for (int i = 0; i < n; i++) pos[i] = i;
-        std::vector<float> mask((size_t) n * n);
-        fill_causal_mask(mask.data(), n);
         ggml_backend_tensor_set(in.tokens, tokens, 0, n * sizeof(int32_t));
         set_positions(in, pos);
-        ggml_backend_tensor_set(in.kq_mask, mask.data(), 0, mask.size() * sizeof(float));
+        set_causal_mask(in, m->hp, n);
         if (ggml_backend_sched_graph_compute(sched, gf) != GGML_STATUS_SUCCESS) fail(HONE_E_INTERNAL, "forward pass failed");
         ggml_backend_tensor_get(out, logits, 0, ggml_nbytes(out));
     });

@@ -32,7 +32,7 @@ struct DequantizedView {
         ad = &adapter;
         std::vector<ggml_tensor **> slots = { &m.tok_embd, &m.output };
         for (auto & L : m.layers) {
-            for (ggml_tensor ** t : { &L.wq, &L.wk, &L.wv, &L.wo, &L.ffn_gate, &L.ffn_up, &L.ffn_down }) slots.push_back(t);
+            for (ggml_tensor ** t : { &L.wq, &L.wk, &L.wv, &L.wqkv, &L.wo, &L.ffn_gate, &L.ffn_up, &L.ffn_down }) slots.push_back(t);
         }
         ctx = ggml_init({ ggml_tensor_overhead() * (slots.size() + 1), nullptr, true });
         std::vector<std::pair<ggml_tensor **, ggml_tensor *>> todo;
@@ -113,7 +113,7 @@ struct Harness {
         const size_t gsize = training_graph_size(m.hp.n_layer);
         ctx = ggml_init({ ggml_tensor_overhead() * gsize * 3 + 3 * ggml_graph_overhead_custom(gsize, true), nullptr, true });
         for (ggml_tensor * t : ad.trainable()) ggml_set_param(t);
-        in = make_forward_inputs(ctx, T, 1, m.hp.n_pos_per_token());
+        in = make_forward_inputs(ctx, m.hp, T, 1);
         li = make_loss_inputs(ctx, T);
         in.row_mask = li.loss_mask;
         ggml_tensor * loss = build_loss(ctx, build_forward(ctx, m, &ad, in, T, 1), li, m.hp.n_vocab, T);
@@ -143,7 +143,7 @@ struct Harness {
         ggml_backend_tensor_set(seed, &one, 0, sizeof(one));
 
         // A separate forward-only graph for the finite differences: logits, loss in float64 on the host.
-        in_fwd = make_forward_inputs(ctx, T, 1, m.hp.n_pos_per_token());
+        in_fwd = make_forward_inputs(ctx, m.hp, T, 1);
         dequantized.swap_in(m, ad);
         logits_fwd = build_forward(ctx, m, &ad, in_fwd, T, 1);
         dequantized.restore();
@@ -162,11 +162,9 @@ struct Harness {
     void set_inputs(const ForwardInputs & fi) {
         std::vector<int32_t> pos(T);
         for (int i = 0; i < T; i++) pos[i] = i;
-        std::vector<float> mask((size_t) T * T);
-        fill_causal_mask(mask.data(), T);
         ggml_backend_tensor_set(fi.tokens, input.data(), 0, T * sizeof(int32_t));
         set_positions(fi, pos);
-        ggml_backend_tensor_set(fi.kq_mask, mask.data(), 0, mask.size() * sizeof(float));
+        set_causal_mask(fi, m.hp, T);
     }
 
     void gradients() {

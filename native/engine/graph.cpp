@@ -10,11 +10,11 @@
 
 namespace hone {
 
-ForwardInputs make_forward_inputs(ggml_context * ctx, int T, int B, int n_pos) {
+ForwardInputs make_forward_inputs(ggml_context * ctx, const Hparams & hp, int T, int B) {
     ForwardInputs in;
     in.tokens = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, (int64_t) T * B);
-    in.pos = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, (int64_t) T * B * n_pos);
-    in.kq_mask = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, T, T);
+    in.pos = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, (int64_t) T * B * hp.n_pos_per_token());
+    in.kq_mask = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, T, T, hp.alibi_max_bias > 0.0f ? hp.n_head : 1);
     ggml_set_name(in.tokens, "inp_tokens");
     ggml_set_name(in.pos, "inp_pos");
     ggml_set_name(in.kq_mask, "kq_mask");
@@ -23,6 +23,7 @@ ForwardInputs make_forward_inputs(ggml_context * ctx, int T, int B, int n_pos) {
 }
 
 void set_positions(const ForwardInputs & in, const std::vector<int32_t> & pos) {
+    if (!in.pos->buffer) return; // no RoPE (ALiBi, NoPE-only models): the graph never reads positions
     const size_t n = pos.size();
     if ((size_t) in.pos->ne[0] == n) {
         ggml_backend_tensor_set(in.pos, pos.data(), 0, n * sizeof(int32_t));
@@ -33,10 +34,21 @@ void set_positions(const ForwardInputs & in, const std::vector<int32_t> & pos) {
     ggml_backend_tensor_set(in.pos, all.data(), 0, all.size() * sizeof(int32_t));
 }
 
-void fill_causal_mask(float * mask, int T) {
-    for (int q = 0; q < T; q++) {
-        for (int k = 0; k < T; k++) mask[(size_t) q * T + k] = k <= q ? 0.0f : -INFINITY;
+void set_causal_mask(const ForwardInputs & in, const Hparams & hp, int T) {
+    const int heads = (int) in.kq_mask->ne[2];
+    // ggml_soft_max_ext's ALiBi slopes, computed as it computes them
+    const uint32_t n_head_log2 = 1u << (uint32_t) std::floor(std::log2((float) heads));
+    const float m0 = std::pow(2.0f, -hp.alibi_max_bias / n_head_log2);
+    const float m1 = std::pow(2.0f, -(hp.alibi_max_bias / 2.0f) / n_head_log2);
+    std::vector<float> mask((size_t) T * T * heads);
+    for (int h = 0; h < heads; h++) {
+        const float slope = hp.alibi_max_bias <= 0.0f ? 0.0f : (uint32_t) h < n_head_log2 ? std::pow(m0, h + 1) : std::pow(m1, 2 * (h - n_head_log2) + 1);
+        float * plane = mask.data() + (size_t) h * T * T;
+        for (int q = 0; q < T; q++) {
+            for (int k = 0; k < T; k++) plane[(size_t) q * T + k] = k > q ? -INFINITY : slope * (float) (k - q);
+        }
     }
+    ggml_backend_tensor_set(in.kq_mask, mask.data(), 0, mask.size() * sizeof(float));
 }
 
 // The scaled rank-r products scale·A·x of one layer, keyed by fused A: q/k/v (and gate/up)
@@ -75,8 +87,10 @@ static ggml_tensor * tag(ggml_tensor * t, const char * what, int il) {
 
 static ggml_tensor * add_bias(ggml_context * ctx, ggml_tensor * x, ggml_tensor * b) { return b ? ggml_add(ctx, x, b) : x; }
 
+// RMS norm times its weight; Talkie's norms have none.
 static ggml_tensor * rms(ggml_context * ctx, ggml_tensor * x, ggml_tensor * w, float eps) {
-    return ggml_mul(ctx, ggml_rms_norm(ctx, x, eps), w);
+    ggml_tensor * n = ggml_rms_norm(ctx, x, eps);
+    return w ? ggml_mul(ctx, n, w) : n;
 }
 
 // [hd, heads, T*B] -> [hd, T, heads, B] (a view; rows stay contiguous).
@@ -98,7 +112,7 @@ static ggml_tensor * repeat_kv(ggml_context * ctx, ggml_tensor * x, int n_head) 
 
 ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone_adapter * ad, const ForwardInputs & in, int T, int B) {
     const Hparams & hp = m.hp;
-    const int hd = hp.head_dim, nh = hp.n_head, nkv = hp.n_head_kv, N = T * B;
+    const int hd = hp.head_dim, N = T * B;
     const float kq_scale = hp.attention_scale != 0.0f ? hp.attention_scale : 1.0f / std::sqrt((float) hd);
     auto residual = [&](ggml_tensor * x) { return hp.residual_scale != 0.0f ? ggml_scale(ctx, x, hp.residual_scale) : x; };
     // RoPE as llama.cpp runs it without YaRN: ext_factor 0, attn_factor 1, beta 32/1.
@@ -111,67 +125,101 @@ ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone
         return ggml_rope_ext(ctx, x, in.pos, m.rope_freqs, hp.n_rot, hp.rope_type, hp.n_ctx_train,
                              hp.rope_freq_base, hp.rope_freq_scale, 0.0f, 1.0f, 32.0f, 1.0f);
     };
+    // OLMo 2 and EXAONE 4 have no pre-norms (norms after instead); Talkie's have no weights.
+    auto pre_norm = [&](ggml_tensor * x, ggml_tensor * w) { return w || hp.weightless_norms ? rms(ctx, x, w, hp.rms_eps) : x; };
 
     SharedProducts shared;
     ggml_tensor * inpL = ggml_get_rows(ctx, m.tok_embd, in.tokens);
     if (hp.embedding_scale != 0.0f) inpL = ggml_scale(ctx, inpL, hp.embedding_scale);
+    if (hp.embd_norm_skip) inpL = ggml_rms_norm(ctx, inpL, hp.rms_eps);
+    ggml_tensor * embd = inpL;
     for (int il = 0; il < hp.n_layer; il++) {
         const LayerWeights & L = m.layers[il];
-        // OLMo 2 and EXAONE 4 normalise after attention and after the FFN instead of before.
-        const bool post = hp.arch == Arch::POSTNORM;
-        ggml_tensor * cur = post ? inpL : tag(rms(ctx, inpL, L.attn_norm, hp.rms_eps), "attn_norm", il);
+        const int nh = hp.n_head_l[il], nkv = hp.n_head_kv_l[il];
+        ggml_tensor * cur = tag(pre_norm(inpL, L.attn_norm), "attn_norm", il);
+        ggml_tensor * attn_in = cur;
 
-        ggml_tensor * q = tag(add_bias(ctx, lora_mm(ctx, ad, L.wq, cur, shared), L.bq), "q", il);
-        ggml_tensor * k = tag(add_bias(ctx, lora_mm(ctx, ad, L.wk, cur, shared), L.bk), "k", il);
-        ggml_tensor * v = tag(add_bias(ctx, lora_mm(ctx, ad, L.wv, cur, shared), L.bv), "v", il);
-        if (hp.qk_norm_whole) {
-            q = rms(ctx, q, L.q_norm, hp.rms_eps);
-            k = rms(ctx, k, L.k_norm, hp.rms_eps);
+        ggml_tensor * q, * k, * v;
+        if (L.wqkv) {
+            // fused Q/K/V as llama.cpp's build_qkv splits them: heads of Q, then K, then V per token
+            ggml_tensor * qkv = tag(add_bias(ctx, lora_mm(ctx, ad, L.wqkv, cur, shared), L.bqkv), "qkv", il);
+            const size_t e = ggml_element_size(qkv);
+            q = ggml_view_3d(ctx, qkv, hd, nh, N, hd * e, qkv->nb[1], 0);
+            const size_t third = (size_t) qkv->ne[0] / 3 * e; // CogVLM's K and V offsets
+            k = ggml_view_3d(ctx, qkv, hd, nkv, N, hd * e, qkv->nb[1], hp.qkv_thirds ? third : (size_t) hd * nh * e);
+            v = ggml_view_3d(ctx, qkv, hd, nkv, N, hd * e, qkv->nb[1], hp.qkv_thirds ? 2 * third : (size_t) hd * (nh + nkv) * e);
+        } else {
+            q = tag(add_bias(ctx, lora_mm(ctx, ad, L.wq, cur, shared), L.bq), "q", il);
+            k = tag(add_bias(ctx, lora_mm(ctx, ad, L.wk, cur, shared), L.bk), "k", il);
+            v = tag(add_bias(ctx, lora_mm(ctx, ad, L.wv, cur, shared), L.bv), "v", il);
+            if (hp.qk_norm_whole) {
+                q = rms(ctx, q, L.q_norm, hp.rms_eps);
+                k = rms(ctx, k, L.k_norm, hp.rms_eps);
+            }
+            q = ggml_reshape_3d(ctx, q, hd, nh, N);
+            k = ggml_reshape_3d(ctx, k, hd, nkv, N);
+            v = ggml_reshape_3d(ctx, v, hd, nkv, N);
         }
-        q = ggml_reshape_3d(ctx, q, hd, nh, N);
-        k = ggml_reshape_3d(ctx, k, hd, nkv, N);
-        v = ggml_reshape_3d(ctx, v, hd, nkv, N);
         if (L.q_norm && !hp.qk_norm_whole && !hp.qk_norm_after_rope) q = rms(ctx, q, L.q_norm, hp.rms_eps);
         if (L.k_norm && !hp.qk_norm_whole && !hp.qk_norm_after_rope) k = rms(ctx, k, L.k_norm, hp.rms_eps);
-        if (hp.no_rope_layer_step == 0 || (il + 1) % hp.no_rope_layer_step != 0) {
+        if (hp.has_rope() && (hp.no_rope_layer_step == 0 || (il + 1) % hp.no_rope_layer_step != 0)) {
             q = tag(rope(q), "q_rope", il);
             k = tag(rope(k), "k_rope", il);
         }
         if (L.q_norm && hp.qk_norm_after_rope) q = rms(ctx, q, L.q_norm, hp.rms_eps);
-        if (L.k_norm && hp.qk_norm_after_rope) k = rms(ctx, k, L.k_norm, hp.rms_eps);
+        if ((L.k_norm || hp.weightless_norms) && hp.qk_norm_after_rope) k = rms(ctx, k, L.k_norm, hp.rms_eps);
 
-        ggml_tensor * q4 = heads_first(ctx, q, hd, nh, T, B);
-        ggml_tensor * k4 = repeat_kv(ctx, heads_first(ctx, k, hd, nkv, T, B), nh);
+        // views of a fused Q/K/V that no RoPE or norm has copied yet
+        auto contiguous = [&](ggml_tensor * x) { return ggml_is_contiguous(x) ? x : ggml_cont(ctx, x); };
+        ggml_tensor * q4 = heads_first(ctx, contiguous(q), hd, nh, T, B);
+        ggml_tensor * k4 = repeat_kv(ctx, heads_first(ctx, contiguous(k), hd, nkv, T, B), nh);
         // V transposed per head: [T, hd, heads, B], as llama.cpp's v_trans cache layout.
-        ggml_tensor * vt = ggml_cont(ctx, ggml_permute(ctx, ggml_reshape_4d(ctx, v, hd, nkv, T, B), 1, 2, 0, 3));
+        ggml_tensor * vt = ggml_cont(ctx, ggml_permute(ctx, ggml_reshape_4d(ctx, contiguous(v), hd, nkv, T, B), 1, 2, 0, 3));
         vt = repeat_kv(ctx, vt, nh);
 
         ggml_tensor * kq = tag(ggml_mul_mat(ctx, k4, q4), "kq", il); // [T_k, T_q, nh, B]
         ggml_mul_mat_set_prec(kq, GGML_PREC_F32);
+        // ALiBi's biases come in the mask (set_causal_mask)
         kq = tag(ggml_soft_max_ext(ctx, kq, in.kq_mask, kq_scale, 0.0f), "kq_soft_max", il);
         ggml_tensor * kqv = tag(ggml_mul_mat(ctx, vt, kq), "kqv", il); // [hd, T_q, nh, B]
         cur = ggml_cont_2d(ctx, ggml_permute(ctx, kqv, 0, 2, 1, 3), (int64_t) hd * nh, N);
+        if (L.attn_sub_norm) cur = tag(rms(ctx, cur, L.attn_sub_norm, hp.rms_eps), "attn_sub_norm", il);
         cur = tag(add_bias(ctx, lora_mm(ctx, ad, L.wo, cur, shared), L.bo), "attn_out", il);
-        if (post) cur = tag(rms(ctx, cur, L.attn_post_norm, hp.rms_eps), "attn_post_norm", il);
+        if (L.attn_post_norm) cur = tag(rms(ctx, cur, L.attn_post_norm, hp.rms_eps), "attn_post_norm", il);
 
-        ggml_tensor * ffn_inp = tag(ggml_add(ctx, residual(cur), inpL), "ffn_inp", il);
-        cur = post ? ffn_inp : tag(rms(ctx, ffn_inp, L.ffn_norm, hp.rms_eps), "ffn_norm", il);
+        // PLaMo: the FFN reads the attention's input norm and both outputs join the residual.
+        ggml_tensor * ffn_inp = hp.parallel_ffn ? cur : tag(ggml_add(ctx, residual(cur), inpL), "ffn_inp", il);
+        cur = hp.parallel_ffn ? attn_in : tag(pre_norm(ffn_inp, L.ffn_norm), "ffn_norm", il);
         ggml_tensor * up = tag(lora_mm(ctx, ad, L.ffn_up, cur, shared), "ffn_up", il);
         if (hp.ffn_relu2) {
             cur = tag(ggml_sqr(ctx, ggml_relu(ctx, up)), "ffn_act", il);
-        } else {
+        } else if (L.ffn_gate) {
             ggml_tensor * gate = tag(lora_mm(ctx, ad, L.ffn_gate, cur, shared), "ffn_gate", il);
             // SwiGLU as llama.cpp builds it; its backward recomputes silu(gate) instead of keeping it
             cur = tag(ggml_swiglu_split(ctx, gate, up), "ffn_act", il);
+        } else {
+            // gate and up fused (ChatGLM, GLM-4): llama.cpp's one-input SwiGLU over the two halves,
+            // built split since only the split form has a backward in ggml
+            const int64_t nff = up->ne[0] / 2;
+            ggml_tensor * g = ggml_view_2d(ctx, up, nff, N, up->nb[1], 0);
+            ggml_tensor * u = ggml_view_2d(ctx, up, nff, N, up->nb[1], nff * ggml_element_size(up));
+            cur = tag(ggml_swiglu_split(ctx, g, u), "ffn_act", il);
         }
+        if (L.ffn_sub_norm) cur = tag(rms(ctx, cur, L.ffn_sub_norm, hp.rms_eps), "ffn_sub_norm", il);
         cur = tag(lora_mm(ctx, ad, L.ffn_down, cur, shared), "ffn_out", il);
-        if (post) cur = tag(rms(ctx, cur, L.ffn_post_norm, hp.rms_eps), "ffn_post_norm", il);
-        inpL = tag(ggml_add(ctx, residual(cur), ffn_inp), "l_out", il);
+        if (L.ffn_post_norm) cur = tag(rms(ctx, cur, L.ffn_post_norm, hp.rms_eps), "ffn_post_norm", il);
+        if (hp.parallel_ffn) {
+            inpL = tag(ggml_add(ctx, ggml_add(ctx, cur, ffn_inp), inpL), "l_out", il);
+        } else {
+            inpL = tag(ggml_add(ctx, residual(cur), ffn_inp), "l_out", il);
+        }
+        if (L.out_scale) inpL = tag(ggml_add(ctx, inpL, ggml_mul(ctx, embd, L.out_scale)), "l_out_skip", il);
     }
     ggml_tensor * cur = rms(ctx, inpL, m.output_norm, hp.rms_eps);
     if (in.row_mask) cur = ggml_mul(ctx, cur, in.row_mask);
     ggml_tensor * logits = lora_mm(ctx, ad, m.output, cur, shared);
-    if (hp.logit_scale != 0.0f && hp.logit_scale != 1.0f) logits = ggml_scale(ctx, logits, 1.0f / hp.logit_scale);
+    if (hp.logit_multiply) logits = ggml_scale(ctx, logits, hp.logit_scale);
+    else if (hp.logit_scale != 0.0f && hp.logit_scale != 1.0f) logits = ggml_scale(ctx, logits, 1.0f / hp.logit_scale);
     ggml_set_name(logits, "logits");
     return logits;
 }

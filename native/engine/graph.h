@@ -18,7 +18,7 @@ namespace hone {
 struct ForwardInputs {
     ggml_tensor * tokens = nullptr;  // I32 [T*B]
     ggml_tensor * pos = nullptr;     // I32 [T*B * n_pos], 0..T-1 per sequence (M-RoPE: section-major)
-    ggml_tensor * kq_mask = nullptr; // F32 [T, T], 0 or -inf (causal)
+    ggml_tensor * kq_mask = nullptr; // F32 [T, T], 0 or -inf (causal); ALiBi: [T, T, n_head], the heads' biases
     ggml_tensor * row_mask = nullptr; // optional F32 [1, T*B]: rows multiplied by 0 before the output head
 };
 
@@ -26,9 +26,11 @@ struct ForwardInputs {
 // forward graph; llama.cpp's inference-sized graph overflows at 16 layers, so size from layers.
 inline size_t training_graph_size(int n_layer) { return 4096 + (size_t) n_layer * 1024; }
 
+struct Hparams;
+
 // Inputs are created in ctx and flagged as graph inputs. B = sequences, T = tokens each;
-// n_pos positions per token (Hparams::n_pos_per_token).
-ForwardInputs make_forward_inputs(ggml_context * ctx, int T, int B, int n_pos = 1);
+// hp.n_pos_per_token() positions per token.
+ForwardInputs make_forward_inputs(ggml_context * ctx, const Hparams & hp, int T, int B);
 
 // Uploads one position per token, repeated into M-RoPE's sections (t, t, t, 0) when the
 // inputs take 4 per token.
@@ -57,7 +59,9 @@ LossInputs make_loss_inputs(ggml_context * ctx, int n_rows);
 // instead of n_vocab*T*B floats.
 ggml_tensor * build_loss(ggml_context * ctx, ggml_tensor * logits, const LossInputs & li, int n_vocab, int n_rows);
 
-// Fills the causal mask for T tokens.
-void fill_causal_mask(float * mask, int T);
+// Uploads the causal mask for T tokens. With ALiBi each head's plane holds its bias,
+// slope * -(distance), with ggml's slopes: ggml has no backward for SOFT_MAX's own ALiBi, so
+// the graph adds the same bias through the mask instead.
+void set_causal_mask(const ForwardInputs & in, const Hparams & hp, int T);
 
 } // namespace hone

@@ -27,11 +27,13 @@ const char * target_name(uint32_t target) {
 
 ggml_tensor * target_weight(const hone_model & m, uint32_t target, int il) {
     if (target == HONE_TARGET_OUTPUT) return m.output;
+    if (m.hp.no_lora_out_down && (target == HONE_TARGET_ATTN_OUT || target == HONE_TARGET_FFN_DOWN)) return nullptr;
     const LayerWeights & L = m.layers[il];
     switch (target) {
-        case HONE_TARGET_ATTN_Q: return L.wq;
-        case HONE_TARGET_ATTN_K: return L.wk;
-        case HONE_TARGET_ATTN_V: return L.wv;
+        // a fused attn_qkv carries one LoRA for all three (llama.cpp adapts tensors, not slices)
+        case HONE_TARGET_ATTN_Q: return L.wqkv ? L.wqkv : L.wq;
+        case HONE_TARGET_ATTN_K: return L.wqkv ? L.wqkv : L.wk;
+        case HONE_TARGET_ATTN_V: return L.wqkv ? L.wqkv : L.wv;
         case HONE_TARGET_ATTN_OUT: return L.wo;
         case HONE_TARGET_FFN_GATE: return L.ffn_gate;
         case HONE_TARGET_FFN_UP: return L.ffn_up;
@@ -179,6 +181,9 @@ hone_status hone_adapter_init(hone_model * model, const hone_adapter_params * pa
             for (int il = 0; il < n; il++) {
                 ggml_tensor * w = target_weight(*model, t.bit, il);
                 if (!w) continue; // a module this architecture does not have (Arcee: no ffn_gate)
+                bool seen = false; // attn_q/k/v of a fused attn_qkv name one tensor
+                for (auto & e : weights) seen = seen || e.first == w;
+                if (seen) continue;
                 const int64_t lim = std::min(w->ne[0], w->ne[1]);
                 if (params->rank > lim) {
                     fail(HONE_E_INVALID_ARG, "LoRA rank %d is larger than layer '%s' allows (%lld x %lld: rank at most %lld)",
@@ -187,7 +192,10 @@ hone_status hone_adapter_init(hone_model * model, const hone_adapter_params * pa
                 weights.emplace_back(w, params->rank);
             }
         }
-        if (weights.empty()) fail(HONE_E_INVALID_ARG, "none of the target modules exists in this model");
+        if (weights.empty()) {
+            fail(HONE_E_INVALID_ARG, "none of the target modules exists in this model%s", model->hp.no_lora_out_down
+                 ? " (on this architecture llama.cpp cannot apply a LoRA to attn_output or ffn_down, so those are skipped)" : "");
+        }
         auto ad = std::make_unique<hone_adapter>();
         ad->model = model;
         ad->params = *params;
@@ -293,6 +301,10 @@ hone_status hone_adapter_load(hone_model * model, const char * path, hone_adapte
             ggml_tensor * w = model->weight(base, false);
             if (!tb) { problems += strfmt("\n  '%s' has no matching lora_b", base.c_str()); continue; }
             if (!w) { problems += strfmt("\n  '%s' is not a tensor of the base model", base.c_str()); continue; }
+            if (model->hp.no_lora_out_down && (base.find(".attn_output.") != std::string::npos || base.find(".ffn_down.") != std::string::npos)) {
+                problems += strfmt("\n  '%s': llama.cpp cannot apply a LoRA to this tensor on %s", base.c_str(), model->hp.arch_name.c_str());
+                continue;
+            }
             if (t->ne[0] != w->ne[0] || tb->ne[1] != w->ne[1] || t->ne[1] != tb->ne[0]) {
                 problems += strfmt("\n  '%s': shapes [%lld,%lld]/[%lld,%lld] do not fit base [%lld,%lld]", base.c_str(),
                     (long long) t->ne[0], (long long) t->ne[1], (long long) tb->ne[0], (long long) tb->ne[1],
@@ -305,6 +317,7 @@ hone_status hone_adapter_load(hone_model * model, const char * path, hone_adapte
                     ad->params.targets |= tg.bit;
                 }
             }
+            if (base.find(".attn_qkv.") != std::string::npos) ad->params.targets |= HONE_TARGET_ATTN_Q | HONE_TARGET_ATTN_K | HONE_TARGET_ATTN_V;
             weights.emplace_back(w, (int) t->ne[1]);
             src.emplace_back(t, tb);
         }

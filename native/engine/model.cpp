@@ -84,6 +84,23 @@ ggml_tensor * hone_model::weight(const std::string & tname, bool required) const
     return t;
 }
 
+// A count given once for every layer or as an array with one entry per layer (OpenELM).
+static std::vector<int> per_layer(const hone_model & m, const std::string & key, bool required, int def) {
+    const gguf_context * g = m.gguf;
+    const int n = m.hp.n_layer;
+    const int64_t id = gguf_find_key(g, key.c_str());
+    if (id >= 0 && gguf_get_kv_type(g, id) == GGUF_TYPE_ARRAY) {
+        const gguf_type t = gguf_get_arr_type(g, id);
+        if ((t != GGUF_TYPE_INT32 && t != GGUF_TYPE_UINT32) || gguf_get_arr_n(g, id) != (size_t) n) {
+            fail(HONE_E_FORMAT, "%s: '%s' must be one integer or an array of %d integers (one per layer)", m.path.c_str(), key.c_str(), n);
+        }
+        const int32_t * v = (const int32_t *) gguf_get_arr_data(g, id);
+        return std::vector<int>(v, v + n);
+    }
+    if (id < 0 && required) fail(HONE_E_FORMAT, "%s: missing metadata key '%s'", m.path.c_str(), key.c_str());
+    return std::vector<int>(n, id < 0 ? def : (int) gguf_u32(g, key, false));
+}
+
 static void read_hparams(hone_model & m) {
     const gguf_context * g = m.gguf;
     Hparams & hp = m.hp;
@@ -93,12 +110,24 @@ static void read_hparams(hone_model & m) {
     // Each is tested for forward equivalence with llama.cpp (test/native/gradients.test.ts).
     enum : unsigned {
         NOPE_EVERY_4TH = 1,     // SmolLM3: every 4th layer has no rotary embedding
-        QK_NORM_AFTER_ROPE = 2, // Hunyuan, Maincoder: Q/K norms after RoPE (Qwen3: before)
+        QK_NORM_AFTER_ROPE = 2, // Hunyuan, Maincoder, Talkie: Q/K norms after RoPE (Qwen3: before)
         QK_NORM_WHOLE = 4,      // OLMo 2: Q/K norms span the whole projection, not one head
         FFN_RELU2 = 8,          // Arcee: FFN = down(relu(up x)^2), no gate
         FFN_NORM_HF_NAME = 16,  // Seed-OSS: the FFN norm is stored as post_attention_norm
         ZERO_NORM_EPS = 32,     // Qwen2-VL: the pinned llama.cpp's loader reads no norm epsilon (it stays 0)
         MAY_LOOP = 64,          // Nanbeige: num_loops > 1 runs the layers again (refused: not built yet)
+        ALIBI = 128,            // Refact: ALiBi (max bias 8, as llama.cpp hard-codes it), no RoPE
+        BY_DEPTH = 256,         // Baichuan: 32 layers (7B) RoPE, 40 (13B) ALiBi, any other depth neither
+        PARALLEL = 512,         // PLaMo: attention and FFN side by side on one norm
+        SANDWICH = 1024,        // GLM-4: norms after attention and FFN as well as before
+        TALKIE = 2048,          // weightless norms, normed embeddings added back per layer, logits times logit_scale
+        ROPE_DEFAULTS = 4096,   // CogVLM: ggml_rope's fixed base 10000 and scale 1, whatever the file says
+        ALWAYS_TIED = 8192,     // OpenELM, BitNet: the output head is token_embd even where output.weight exists
+        OPTIONAL_MROPE = 16384, // GLM-4: M-RoPE when the file has rope sections, normal RoPE otherwise
+        QKV_THIRDS = 32768,     // CogVLM: a fused Q/K/V of three equal parts, whatever the KV head count
+        // GLM-4: the pinned llama.cpp sets F32 precision on the attn_output and ffn_down products,
+        // which asserts when an adapter has made them additions: such LoRAs cannot be loaded there
+        NO_LORA_OUT_DOWN = 65536,
     };
     static const struct { const char * name; Arch arch; int rope; unsigned traits; } KNOWN[] = {
         { "llama", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, 0 },       { "mistral3", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, 0 },
@@ -115,6 +144,14 @@ static void read_hparams(hone_model & m) {
         { "olmo2", Arch::POSTNORM, GGML_ROPE_TYPE_NEOX, QK_NORM_WHOLE }, { "exaone4", Arch::POSTNORM, GGML_ROPE_TYPE_NEOX, 0 },
         { "nanbeige", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, MAY_LOOP },
         { "qwen2vl", Arch::QWEN2, GGML_ROPE_TYPE_MROPE, ZERO_NORM_EPS },      { "qwen3vl", Arch::QWEN3, GGML_ROPE_TYPE_IMROPE, 0 },
+        { "qwen3tts", Arch::QWEN3, GGML_ROPE_TYPE_IMROPE, 0 },  // llama.cpp runs Qwen3-VL's graph for it
+        { "qwen", Arch::LLAMA, GGML_ROPE_TYPE_NEOX, 0 },        { "refact", Arch::LLAMA, -1, ALIBI },
+        { "baichuan", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, BY_DEPTH },
+        { "plamo", Arch::LLAMA, GGML_ROPE_TYPE_NEOX, PARALLEL }, { "chatglm", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, 0 },
+        { "glm4", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, SANDWICH | OPTIONAL_MROPE | NO_LORA_OUT_DOWN },
+        { "cogvlm", Arch::LLAMA, GGML_ROPE_TYPE_NEOX, ROPE_DEFAULTS | QKV_THIRDS },
+        { "talkie", Arch::LLAMA, GGML_ROPE_TYPE_NEOX, TALKIE | QK_NORM_AFTER_ROPE },
+        { "bitnet", Arch::LLAMA, GGML_ROPE_TYPE_NEOX, ALWAYS_TIED }, { "openelm", Arch::QWEN3, GGML_ROPE_TYPE_NEOX, ALWAYS_TIED },
     };
     unsigned traits = 0;
     bool known = false;
@@ -132,14 +169,34 @@ static void read_hparams(hone_model & m) {
     hp.qk_norm_whole = traits & QK_NORM_WHOLE;
     hp.ffn_relu2 = traits & FFN_RELU2;
     hp.ffn_norm_tensor = traits & FFN_NORM_HF_NAME ? "post_attention_norm.weight" : "ffn_norm.weight";
+    hp.parallel_ffn = traits & PARALLEL;
+    hp.sandwich_norms = traits & SANDWICH;
+    hp.weightless_norms = hp.embd_norm_skip = hp.logit_multiply = traits & TALKIE;
+    hp.always_tied = traits & ALWAYS_TIED;
+    hp.qkv_thirds = traits & QKV_THIRDS;
+    hp.no_lora_out_down = traits & NO_LORA_OUT_DOWN;
 
     const std::string a = hp.arch_name + ".";
     hp.n_layer   = gguf_u32(g, a + "block_count", true);
     hp.n_embd    = gguf_u32(g, a + "embedding_length", true);
-    hp.n_ff      = gguf_u32(g, a + "feed_forward_length", true);
-    hp.n_head    = gguf_u32(g, a + "attention.head_count", true);
-    hp.n_head_kv = gguf_u32(g, a + "attention.head_count_kv", false, hp.n_head);
-    hp.head_dim  = gguf_u32(g, a + "attention.key_length", false, hp.n_head ? hp.n_embd / hp.n_head : 0);
+    if (hp.n_layer <= 0) fail(HONE_E_FORMAT, "%s: '%sblock_count' is 0", m.path.c_str(), a.c_str());
+    hp.n_ff_l      = per_layer(m, a + "feed_forward_length", true, 0);
+    hp.n_head_l    = per_layer(m, a + "attention.head_count", true, 0);
+    hp.n_head_kv_l = per_layer(m, a + "attention.head_count_kv", false, -1);
+    for (int il = 0; il < hp.n_layer; il++) {
+        int & kv = hp.n_head_kv_l[il];
+        if (kv < 0) kv = hp.n_head_l[il];
+        if (hp.n_head_l[il] == 0 || kv == 0 || hp.n_ff_l[il] == 0) {
+            fail(HONE_E_UNSUPPORTED, "%s: layer %d has no attention or no FFN (a head or FFN count of 0): such layers cannot train yet", m.path.c_str(), il);
+        }
+        if (hp.n_head_l[il] % kv != 0) {
+            fail(HONE_E_FORMAT, "%s: layer %d has inconsistent head counts (%d heads, %d kv heads)", m.path.c_str(), il, hp.n_head_l[il], kv);
+        }
+    }
+    hp.n_ff = hp.n_ff_l[0];
+    hp.n_head = hp.n_head_l[0];
+    hp.n_head_kv = hp.n_head_kv_l[0];
+    hp.head_dim  = gguf_u32(g, a + "attention.key_length", false, hp.n_embd / hp.n_head);
     hp.n_rot     = gguf_u32(g, a + "rope.dimension_count", false, hp.head_dim);
     hp.n_ctx_train = gguf_u32(g, a + "context_length", false, 2048);
     // Train with the epsilon inference will use, read or not.
@@ -159,18 +216,26 @@ static void read_hparams(hone_model & m) {
         hp.logit_scale = gguf_f32(g, a + "logit_scale", minicpm ? 256.0f / (float) hp.n_embd : 1.0f);
         hp.attention_scale = gguf_f32(g, a + "attention.scale", 0.0f);
     }
-    if (hp.n_pos_per_token() > 1) {
+    const bool has_sections = gguf_find_key(g, (a + "rope.dimension_sections").c_str()) >= 0;
+    if (hp.n_pos_per_token() > 1 || (traits & OPTIONAL_MROPE && has_sections)) {
         // M-RoPE's sections: required, as llama.cpp requires them (at most 4 values, the rest 0).
         const int64_t k = gguf_find_key(g, (a + "rope.dimension_sections").c_str());
         if (k < 0) fail(HONE_E_FORMAT, "%s: missing metadata key '%srope.dimension_sections'", m.path.c_str(), a.c_str());
-        const bool ints = gguf_get_kv_type(g, k) == GGUF_TYPE_ARRAY &&
-                          (gguf_get_arr_type(g, k) == GGUF_TYPE_INT32 || gguf_get_arr_type(g, k) == GGUF_TYPE_UINT32);
-        const size_t n = ints ? gguf_get_arr_n(g, k) : 0;
-        if (!ints || n > 4) {
-            fail(HONE_E_FORMAT, "%s: '%srope.dimension_sections' must be an array of at most 4 integers", m.path.c_str(), a.c_str());
+        if (gguf_get_kv_type(g, k) != GGUF_TYPE_ARRAY) {
+            // one integer: every section that size, as llama.cpp's get_key_or_arr reads it
+            const int v = (int) gguf_u32(g, a + "rope.dimension_sections", true);
+            for (int & x : hp.rope_sections) x = v;
+        } else {
+            const bool ints = gguf_get_arr_type(g, k) == GGUF_TYPE_INT32 || gguf_get_arr_type(g, k) == GGUF_TYPE_UINT32;
+            const size_t n = ints ? gguf_get_arr_n(g, k) : 0;
+            if (!ints || n > 4) {
+                fail(HONE_E_FORMAT, "%s: '%srope.dimension_sections' must be an array of at most 4 integers", m.path.c_str(), a.c_str());
+            }
+            const int32_t * v = (const int32_t *) gguf_get_arr_data(g, k);
+            for (size_t i = 0; i < n; i++) hp.rope_sections[i] = v[i];
         }
-        const int32_t * v = (const int32_t *) gguf_get_arr_data(g, k);
-        for (size_t i = 0; i < n; i++) hp.rope_sections[i] = v[i];
+        // GLM-4 takes M-RoPE as llama.cpp's use_mrope() does: when the first two sections are set
+        if (traits & OPTIONAL_MROPE && hp.rope_sections[0] > 0 && hp.rope_sections[1] > 0) hp.rope_type = GGML_ROPE_TYPE_MROPE;
     }
     hp.rope_freq_base = gguf_f32(g, a + "rope.freq_base", 10000.0f);
     // As llama.cpp: a linear factor applies whatever the scaling type; llama3-style scaling
@@ -182,43 +247,78 @@ static void read_hparams(hone_model & m) {
     if (scaling_type != "none" && scaling_type != "linear" && scaling_type != "llama3") {
         fail(HONE_E_UNSUPPORTED, "%s: rope scaling '%s' cannot train yet", m.path.c_str(), scaling_type.c_str());
     }
-    if (hp.n_head <= 0 || hp.n_head_kv <= 0 || hp.n_head % hp.n_head_kv != 0) {
-        fail(HONE_E_FORMAT, "%s: inconsistent head counts (%d heads, %d kv heads)", m.path.c_str(), hp.n_head, hp.n_head_kv);
+    // Partial rotary embeddings (ChatGLM, GLM-4) rotate the first n_rot dims of each head.
+    if (hp.n_rot <= 0 || hp.n_rot > hp.head_dim || hp.n_rot % 2) {
+        fail(HONE_E_FORMAT, "%s: '%srope.dimension_count' is %d: it must be even and at most the head size %d", m.path.c_str(), a.c_str(), hp.n_rot, hp.head_dim);
     }
-    if (hp.n_rot != hp.head_dim) fail(HONE_E_UNSUPPORTED, "%s: partial rotary embeddings (n_rot %d != head_dim %d) cannot train yet", m.path.c_str(), hp.n_rot, hp.head_dim);
+    // Positions as llama.cpp encodes them for these layouts.
+    if (traits & ALIBI) hp.alibi_max_bias = 8.0f;
+    if (traits & BY_DEPTH) {
+        if (hp.n_layer != 32) hp.rope_type = -1;
+        if (hp.n_layer == 40) hp.alibi_max_bias = 8.0f;
+    }
+    if (traits & ROPE_DEFAULTS) {
+        hp.rope_freq_base = 10000.0f;
+        hp.rope_freq_scale = 1.0f;
+    }
+    if (traits & TALKIE) {
+        if (gguf_find_key(g, (a + "logit_scale").c_str()) < 0) fail(HONE_E_FORMAT, "%s: missing metadata key '%slogit_scale'", m.path.c_str(), a.c_str());
+        hp.logit_scale = gguf_f32(g, a + "logit_scale", 1.0f);
+    }
 }
 
 static void bind_weights(hone_model & m) {
+    const Hparams & hp = m.hp;
     auto blk = [](int il, const char * what) { return strfmt("blk.%d.%s", il, what); };
+    // Per-tensor weight scales (NVFP4 files, some BitNet conversions) multiply a product at
+    // places the graph does not reproduce yet: refused rather than trained wrong.
+    for (int64_t i = 0; i < gguf_get_n_tensors(m.gguf); i++) {
+        const std::string name = gguf_get_tensor_name(m.gguf, i);
+        if (name.size() > 6 && name.compare(name.size() - 6, 6, ".scale") == 0) {
+            fail(HONE_E_UNSUPPORTED, "%s: per-tensor weight scales ('%s') cannot train yet", m.path.c_str(), name.c_str());
+        }
+    }
     m.tok_embd = m.weight("token_embd.weight", true);
-    m.output_norm = m.weight("output_norm.weight", true);
-    m.output = m.weight("output.weight", false);
+    m.output_norm = m.weight("output_norm.weight", !hp.weightless_norms);
+    m.output = hp.always_tied ? nullptr : m.weight("output.weight", hp.embd_norm_skip);
     m.tied_output = m.output == nullptr;
     if (m.tied_output) m.output = m.tok_embd;
     m.rope_freqs = m.weight("rope_freqs.weight", false);
     m.hp.n_vocab = (int) m.tok_embd->ne[1];
-    const bool qwen3 = m.hp.arch == Arch::QWEN3, post = m.hp.arch == Arch::POSTNORM;
-    m.layers.resize(m.hp.n_layer);
-    for (int il = 0; il < m.hp.n_layer; il++) {
+    const bool qwen3 = hp.arch == Arch::QWEN3, post = hp.arch == Arch::POSTNORM;
+    const bool pre_norms = !post && !hp.weightless_norms;
+    m.layers.resize(hp.n_layer);
+    for (int il = 0; il < hp.n_layer; il++) {
         LayerWeights & L = m.layers[il];
-        L.attn_norm = m.weight(blk(il, "attn_norm.weight"), !post);
-        L.wq = m.weight(blk(il, "attn_q.weight"), true);
-        L.wk = m.weight(blk(il, "attn_k.weight"), true);
-        L.wv = m.weight(blk(il, "attn_v.weight"), true);
+        L.attn_norm = pre_norms ? m.weight(blk(il, "attn_norm.weight"), true) : nullptr;
+        L.wqkv = m.weight(blk(il, "attn_qkv.weight"), false);
+        L.bqkv = m.weight(blk(il, "attn_qkv.bias"), false);
+        L.wq = m.weight(blk(il, "attn_q.weight"), !L.wqkv);
+        L.wk = m.weight(blk(il, "attn_k.weight"), !L.wqkv);
+        L.wv = m.weight(blk(il, "attn_v.weight"), !L.wqkv);
+        if (L.wqkv && L.wq) fail(HONE_E_FORMAT, "%s: layer %d has both a fused attn_qkv and separate attn_q", m.path.c_str(), il);
+        if (L.wqkv && hp.qk_norm_whole) fail(HONE_E_UNSUPPORTED, "%s: a fused attn_qkv with whole-projection Q/K norms cannot train yet", m.path.c_str());
         L.wo = m.weight(blk(il, "attn_output.weight"), true);
         L.bq = m.weight(blk(il, "attn_q.bias"), false);
         L.bk = m.weight(blk(il, "attn_k.bias"), false);
         L.bv = m.weight(blk(il, "attn_v.bias"), false);
         L.bo = m.weight(blk(il, "attn_output.bias"), false);
-        L.q_norm = m.weight(blk(il, "attn_q_norm.weight"), qwen3 || post);
+        L.q_norm = m.weight(blk(il, "attn_q_norm.weight"), qwen3 || post || hp.embd_norm_skip);
         L.k_norm = m.weight(blk(il, "attn_k_norm.weight"), qwen3 || post);
-        L.ffn_norm = m.weight(blk(il, m.hp.ffn_norm_tensor.c_str()), !post);
-        L.attn_post_norm = post ? m.weight(blk(il, "post_attention_norm.weight"), true) : nullptr;
-        L.ffn_post_norm = post ? m.weight(blk(il, "post_ffw_norm.weight"), true) : nullptr;
-        L.ffn_gate = m.weight(blk(il, "ffn_gate.weight"), !m.hp.ffn_relu2);
+        L.ffn_norm = pre_norms && !hp.parallel_ffn ? m.weight(blk(il, hp.ffn_norm_tensor.c_str()), true) : nullptr;
+        const bool post_norms = post || hp.sandwich_norms;
+        L.attn_post_norm = post_norms ? m.weight(blk(il, "post_attention_norm.weight"), true) : nullptr;
+        L.ffn_post_norm = post_norms ? m.weight(blk(il, "post_ffw_norm.weight"), true) : nullptr;
+        L.attn_sub_norm = m.weight(blk(il, "attn_sub_norm.weight"), false);
+        L.ffn_sub_norm = m.weight(blk(il, "ffn_sub_norm.weight"), false);
+        L.out_scale = hp.embd_norm_skip ? m.weight(blk(il, "layer_output_scale.weight"), true) : nullptr;
+        L.ffn_gate = m.weight(blk(il, "ffn_gate.weight"), false);
         L.ffn_up = m.weight(blk(il, "ffn_up.weight"), true);
         L.ffn_down = m.weight(blk(il, "ffn_down.weight"), true);
         if (L.ffn_up->ne[2] != 1) fail(HONE_E_UNSUPPORTED, "%s: mixture-of-experts layers cannot train yet", m.path.c_str());
+        // No gate: Arcee's relu^2 FFN, or gate and up fused in one up of 2*n_ff rows (ChatGLM, GLM-4).
+        const bool fused_gate_up = !L.ffn_gate && !hp.ffn_relu2 && L.ffn_up->ne[1] == 2 * (int64_t) L.ffn_down->ne[0];
+        if (!L.ffn_gate && !hp.ffn_relu2 && !fused_gate_up) m.weight(blk(il, "ffn_gate.weight"), true); // names the missing tensor
     }
 }
 

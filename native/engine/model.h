@@ -27,10 +27,14 @@ struct Hparams {
     std::string arch_name;
     int n_layer = 0, n_embd = 0, n_ff = 0, n_head = 0, n_head_kv = 0, head_dim = 0, n_rot = 0;
     int n_vocab = 0, n_ctx_train = 0;
-    int rope_type = 0;            // GGML_ROPE_TYPE_NORMAL, _NEOX, _MROPE or _IMROPE
+    // Per layer (OpenELM's counts vary by layer; elsewhere every entry is n_head, n_head_kv, n_ff).
+    std::vector<int> n_head_l, n_head_kv_l, n_ff_l;
+    int rope_type = 0;            // GGML_ROPE_TYPE_NORMAL, _NEOX, _MROPE or _IMROPE; -1: no RoPE
+    float alibi_max_bias = 0.0f;  // > 0: ALiBi (Refact, Baichuan 13B): slopes from this, distances in the mask
     int rope_sections[4] = { 0, 0, 0, 0 }; // M-RoPE: rotary dims per position section (Qwen2-VL, Qwen3-VL)
     // M-RoPE reads 4 positions per token (text: t, t, t, 0, as llama.cpp feeds them).
-    int n_pos_per_token() const { return rope_type & GGML_ROPE_TYPE_MROPE ? 4 : 1; } // IMROPE has the bit too
+    int n_pos_per_token() const { return rope_type >= 0 && rope_type & GGML_ROPE_TYPE_MROPE ? 4 : 1; } // IMROPE has the bit too
+    bool has_rope() const { return rope_type >= 0; }
     // Granite-style scales (MiniCPM, Granite); 0 = not used.
     float embedding_scale = 0.0f;  // token embeddings times this
     float residual_scale = 0.0f;   // attention and FFN outputs times this before each residual add
@@ -40,20 +44,32 @@ struct Hparams {
     bool qk_norm_after_rope = false; // Hunyuan normalises Q and K after RoPE, Qwen3 before
     bool qk_norm_whole = false;      // OLMo 2: Q/K norms span the whole projection, not one head
     bool ffn_relu2 = false;          // Arcee: FFN = down(relu(up x)^2), no gate
+    bool sandwich_norms = false;     // GLM-4: norms after attention and FFN as well as before
+    bool qkv_thirds = false;         // CogVLM: fused Q/K/V in three equal parts (K and V at 1/3 and 2/3)
+    bool no_lora_out_down = false;   // GLM-4: llama.cpp cannot apply a LoRA to attn_output or ffn_down
+    bool always_tied = false;        // OpenELM, BitNet: the output head is token_embd whatever the file holds
+    bool parallel_ffn = false;       // PLaMo: the FFN reads the attention's normed input; both outputs join the residual
+    bool weightless_norms = false;   // Talkie: layer, K and final RMS norms have no weight tensor
+    bool embd_norm_skip = false;     // Talkie: embeddings RMS-normed; each layer adds them back times its out_scale
+    bool logit_multiply = false;     // Talkie multiplies the logits by logit_scale (Granite divides)
     std::string ffn_norm_tensor;     // the FFN norm's name in a layer ("ffn_norm.weight")
     float rms_eps = 1e-5f;
     float rope_freq_base = 10000.0f;
     float rope_freq_scale = 1.0f;
 };
 
+// A layer's tensors; absent ones are nullptr and the graph leaves their step out.
 struct LayerWeights {
     ggml_tensor * attn_norm = nullptr;
     ggml_tensor * wq = nullptr, * wk = nullptr, * wv = nullptr, * wo = nullptr;
+    ggml_tensor * wqkv = nullptr, * bqkv = nullptr; // fused Q/K/V (Qwen, ChatGLM, OpenELM, CogVLM): wq/wk/wv absent
     ggml_tensor * bq = nullptr, * bk = nullptr, * bv = nullptr, * bo = nullptr;
     ggml_tensor * q_norm = nullptr, * k_norm = nullptr;
     ggml_tensor * ffn_norm = nullptr;
-    ggml_tensor * attn_post_norm = nullptr, * ffn_post_norm = nullptr; // OLMo 2: norms after, not before
-    ggml_tensor * ffn_gate = nullptr, * ffn_up = nullptr, * ffn_down = nullptr;
+    ggml_tensor * attn_post_norm = nullptr, * ffn_post_norm = nullptr; // OLMo 2: instead of the pre-norms; GLM-4: beside them
+    ggml_tensor * attn_sub_norm = nullptr, * ffn_sub_norm = nullptr;   // BitNet: before attn_output and ffn_down
+    ggml_tensor * ffn_gate = nullptr, * ffn_up = nullptr, * ffn_down = nullptr; // no gate and up of 2*n_ff rows: gate and up fused
+    ggml_tensor * out_scale = nullptr; // Talkie: the normed embeddings' weight in this layer's output
 };
 
 // The backends a model computes on: the primary one (holding the weights) first, the CPU last.

@@ -71,7 +71,7 @@ static void build_graphs(hone_trainer & tr) {
 
     for (ggml_tensor * t : ad.trainable()) ggml_set_param(t);
     tr.frozen_param = mark_frozen_param(tr);
-    tr.in = make_forward_inputs(ctx, tr.T, tr.B, m.hp.n_pos_per_token());
+    tr.in = make_forward_inputs(ctx, m.hp, tr.T, tr.B);
     tr.li = make_loss_inputs(ctx, tr.T * tr.B);
     tr.in.row_mask = tr.li.loss_mask;
     ggml_tensor * logits = build_forward(ctx, m, &ad, tr.in, tr.T, tr.B);
@@ -165,7 +165,7 @@ static void use_graph(hone_trainer & tr, ggml_cgraph * g) {
 static void upload_micro_batch(hone_trainer & tr, const std::vector<const PreparedSeq *> & seqs, float loss_scale) {
     const int T = tr.T, B = tr.B, V = tr.model->hp.n_vocab;
     std::vector<int32_t> tokens(T * B), pos(T * B), targets(T * B);
-    std::vector<float> mask(T * B, 0.0f), kq_mask((size_t) T * T);
+    std::vector<float> mask(T * B, 0.0f);
     const int32_t pad = std::max(0, hone_model_token_eos(tr.model));
     for (int b = 0; b < B; b++) {
         const PreparedSeq * s = seqs[b];
@@ -178,11 +178,10 @@ static void upload_micro_batch(hone_trainer & tr, const std::vector<const Prepar
             targets[r] = r * V + (loss ? s->target[t] : 0);
         }
     }
-    fill_causal_mask(kq_mask.data(), T);
     const float zero = 0.0f;
     ggml_backend_tensor_set(tr.in.tokens, tokens.data(), 0, tokens.size() * sizeof(int32_t));
     set_positions(tr.in, pos);
-    ggml_backend_tensor_set(tr.in.kq_mask, kq_mask.data(), 0, kq_mask.size() * sizeof(float));
+    set_causal_mask(tr.in, tr.model->hp, T);
     ggml_backend_tensor_set(tr.li.targets, targets.data(), 0, targets.size() * sizeof(int32_t));
     ggml_backend_tensor_set(tr.li.loss_mask, mask.data(), 0, mask.size() * sizeof(float));
     ggml_backend_tensor_set(tr.li.loss_scale, &loss_scale, 0, sizeof(float));

@@ -1,0 +1,101 @@
+/**
+ * Architectures whose layouts only llama.cpp's loader spells out (issue 3): each model is made
+ * by `probe-arch` from the loader alone, so its tensors are exactly the ones llama.cpp reads
+ * (fused Q/K/V, fused gate/up, sub-norms, per-layer head counts...). Each is checked against
+ * llama.cpp inference with a non-zero adapter at F32 and at Q8_0 (quantized by llama-quantize),
+ * against central finite differences, and trained.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { bin, honeTrain, run, tempDir, vocab } from '../helpers/native.ts';
+
+const TEXT = 'Once upon a time, there was a little dog named Max. He loved to run in the park with his red ball.';
+
+// name -> the architecture and the keys set before probing (what each case pins down)
+const CASES: Record<string, { arch: string; kv?: string }> = {
+  qwen: { arch: 'qwen' },                                             // fused Q/K/V with a bias, NeoX RoPE
+  refact: { arch: 'refact' },                                         // ALiBi, no RoPE
+  baichuan: { arch: 'baichuan' },                                     // llama.cpp: neither RoPE nor ALiBi at this depth
+  plamo: { arch: 'plamo' },                                           // attention and FFN side by side
+  chatglm: { arch: 'chatglm', kv: 'rope.dimension_count=8' },         // partial RoPE, gate and up fused
+  glm4: { arch: 'glm4', kv: 'rope.dimension_count=8' },               // norms before and after, partial RoPE
+  'glm4-mrope': { arch: 'glm4', kv: 'rope.dimension_sections=2:2:0:0' }, // M-RoPE when sections are given
+  cogvlm: { arch: 'cogvlm' },                                         // fused Q/K/V in thirds, ggml_rope defaults
+  talkie: { arch: 'talkie' },                                         // weightless norms, embedding skip, per-head Q norm
+  bitnet: { arch: 'bitnet' },                                         // sub-norms before attn_output and ffn_down
+  openelm: { arch: 'openelm', kv: 'attention.head_count=4:2,attention.head_count_kv=2:1,feed_forward_length=128:96' },
+  qwen3tts: { arch: 'qwen3tts' },                                     // Qwen3-VL's graph
+};
+
+describe('architectures made from their loaders: forward equals llama.cpp, gradients, training', () => {
+  const dir = tempDir();
+  const data = join(dir, 'text.txt');
+  writeFileSync(data, TEXT.repeat(4));
+
+  for (const [name, c] of Object.entries(CASES)) {
+    test(`${name}: F32 and Q8_0 forward equal llama.cpp; gradients match finite differences; the loss falls`, () => {
+      const f32 = join(dir, `${name}.gguf`);
+      const p = honeTrain(['probe-arch', '--arch', c.arch, '--vocab-from', vocab('llama-spm'), '--out', f32, '--json',
+        ...(c.kv ? ['--kv', c.kv] : [])]);
+      const probe = p.events.find((e) => e.type === 'probe')!;
+      assert.equal(p.code, 0, p.stdout + p.stderr);
+      assert.equal(probe.status, 'differentiable', JSON.stringify(probe));
+
+      const fwd = honeTrain(['check-forward', '--model', f32, '--perturb-b', '0.05', '--text', TEXT, '--json']);
+      assert.equal(fwd.code, 0, fwd.stderr);
+      assert.ok(fwd.events[0].max_rel_diff <= 1e-5, JSON.stringify(fwd.events[0]));
+
+      const q8 = join(dir, `${name}-q8_0.gguf`);
+      const q = run(bin('llama-quantize'), [f32, q8, 'Q8_0']);
+      assert.equal(q.code, 0, q.stderr);
+      const fq = honeTrain(['check-forward', '--model', q8, '--perturb-b', '0.05', '--text', TEXT, '--json']);
+      assert.equal(fq.code, 0, fq.stderr);
+      assert.ok(fq.events[0].max_rel_diff <= 2e-2, JSON.stringify(fq.events[0]));
+
+      const g = honeTrain(['check-grad', '--model', f32, '--elements', '4', '--seed', '3', '--json']);
+      const summary = g.events.find((e) => e.type === 'check-grad')!;
+      assert.equal(g.code, 0, g.stdout + g.stderr);
+      assert.equal(summary.pass, true, JSON.stringify(summary));
+      assert.ok(summary.checked >= 5 && summary.vector_rel_error < 1e-3, JSON.stringify(summary));
+
+      // the probe's weights are small (logits near zero, loss near ln 32000): 8 steps move it by tenths
+      const r = honeTrain(['--model', f32, '--data', data, '--out', join(dir, `${name}-run`), '--steps', '8', '--ctx', '32',
+        '--lr', '5e-2', '--json']);
+      assert.equal(r.code, 0, r.stderr);
+      const losses = r.events.filter((e) => e.type === 'step').map((e) => e.loss);
+      assert.ok(losses.at(-1) < losses[0] - 0.15, `loss ${losses[0]} -> ${losses.at(-1)}`);
+    });
+  }
+
+  // Baichuan's positions depend on depth in llama.cpp: RoPE at 32 layers (7B), ALiBi at 40 (13B).
+  // Probing 40 layers costs a load per missing tensor, so these are make-model's llama tensors.
+  for (const layers of ['32', '40']) {
+    test(`baichuan at ${layers} layers (${layers === '32' ? 'RoPE' : 'ALiBi'}): forward equals llama.cpp`, () => {
+      const model = join(dir, `baichuan-${layers}.gguf`);
+      const m = honeTrain(['make-model', '--arch', 'llama', '--as-arch', 'baichuan', '--embd', '64', '--layers', layers, '--heads', '4',
+        '--ff', '128', '--vocab-from', vocab('llama-spm'), '--out', model]);
+      assert.equal(m.code, 0, m.stderr);
+      const fwd = honeTrain(['check-forward', '--model', model, '--perturb-b', '0.05', '--text', TEXT, '--json']);
+      assert.equal(fwd.code, 0, fwd.stderr);
+      assert.ok(fwd.events[0].max_rel_diff <= 1e-5, JSON.stringify(fwd.events[0]));
+    });
+  }
+
+  test('glm4: attn_output and ffn_down LoRAs are skipped (llama.cpp cannot apply them) and refused alone', () => {
+    const model = join(dir, 'glm4-targets.gguf');
+    assert.equal(honeTrain(['probe-arch', '--arch', 'glm4', '--vocab-from', vocab('llama-spm'), '--out', model]).code, 0);
+    const r = honeTrain(['--model', model, '--data', data, '--out', join(dir, 'glm4-out-down'), '--steps', '1',
+      '--targets', 'attn_output,ffn_down']);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /llama\.cpp cannot apply a LoRA to attn_output or ffn_down/);
+  });
+
+  test('probe-arch --kv rejects a malformed value, naming it', () => {
+    const r = honeTrain(['probe-arch', '--arch', 'qwen', '--vocab-from', vocab('llama-spm'), '--out', join(dir, 'bad.gguf'),
+      '--kv', 'attention.head_count=4::2']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /empty array element in 'attention\.head_count=4::2'/);
+  });
+});
