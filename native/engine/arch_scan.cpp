@@ -35,7 +35,7 @@ static const std::set<std::string> & ops_with_backward() {
 struct Collector {
     struct Node { std::string op; std::vector<const ggml_tensor *> srcs; };
     std::map<const ggml_tensor *, Node> nodes; // pointers are identities only, never read after the decode
-    const ggml_tensor * logits = nullptr;
+    const ggml_tensor * logits = nullptr, * last_mul_mat = nullptr;
     static bool cb(ggml_tensor * t, bool ask, void * ud) {
         if (!ask) return false;
         auto * c = static_cast<Collector *>(ud);
@@ -43,17 +43,18 @@ struct Collector {
         n.op = ggml_op_desc(t);
         for (ggml_tensor * s : t->src) if (s) n.srcs.push_back(s);
         if (!strcmp(t->name, "result_output")) c->logits = t;
+        if (t->op == GGML_OP_MUL_MAT) c->last_mul_mat = t; // the head, where a graph leaves its logits unnamed (PLaMo 3)
         return false; // nothing to observe: asking is enough to see every node
     }
-    // The ops of the logits' ancestors (every op if the graph names no result_output).
+    // The ops of the logits' ancestors.
     std::set<std::string> training_path_ops() const {
         std::set<std::string> ops;
-        if (!logits) {
+        if (!logits && !last_mul_mat) {
             for (auto & [t, n] : nodes) ops.insert(n.op);
             return ops;
         }
         std::set<const ggml_tensor *> seen;
-        std::vector<const ggml_tensor *> todo = { logits };
+        std::vector<const ggml_tensor *> todo = { logits ? logits : last_mul_mat };
         while (!todo.empty()) {
             const ggml_tensor * t = todo.back();
             todo.pop_back();

@@ -19,6 +19,11 @@ ForwardInputs make_forward_inputs(ggml_context * ctx, const Hparams & hp, int T,
     ggml_set_name(in.pos, "inp_pos");
     ggml_set_name(in.kq_mask, "kq_mask");
     for (ggml_tensor * t : { in.tokens, in.pos, in.kq_mask }) ggml_set_input(t);
+    if (hp.n_swa > 0) {
+        in.kq_mask_swa = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, T, T);
+        ggml_set_name(in.kq_mask_swa, "kq_mask_swa");
+        ggml_set_input(in.kq_mask_swa);
+    }
     return in;
 }
 
@@ -48,7 +53,14 @@ void set_causal_mask(const ForwardInputs & in, const Hparams & hp, int T) {
             for (int k = 0; k < T; k++) plane[(size_t) q * T + k] = k > q ? -INFINITY : slope * (float) (k - q);
         }
     }
-    ggml_backend_tensor_set(in.kq_mask, mask.data(), 0, mask.size() * sizeof(float));
+    if (in.kq_mask->buffer) ggml_backend_tensor_set(in.kq_mask, mask.data(), 0, mask.size() * sizeof(float)); // unused when every layer is windowed
+    if (in.kq_mask_swa && in.kq_mask_swa->buffer) {
+        // llama.cpp's standard window: query q sees keys q - n_swa + 1 .. q
+        for (int q = 0; q < T; q++) {
+            for (int k = 0; k < T; k++) mask[(size_t) q * T + k] = k > q || q - k >= hp.n_swa ? -INFINITY : 0.0f;
+        }
+        ggml_backend_tensor_set(in.kq_mask_swa, mask.data(), 0, (size_t) T * T * sizeof(float));
+    }
 }
 
 // The scaled rank-r products scale·A·x of one layer, keyed by fused A: q/k/v (and gate/up)
@@ -117,13 +129,13 @@ ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone
     auto residual = [&](ggml_tensor * x) { return hp.residual_scale != 0.0f ? ggml_scale(ctx, x, hp.residual_scale) : x; };
     // RoPE as llama.cpp runs it without YaRN: ext_factor 0, attn_factor 1, beta 32/1.
     int sections[4] = { hp.rope_sections[0], hp.rope_sections[1], hp.rope_sections[2], hp.rope_sections[3] };
-    auto rope = [&](ggml_tensor * x) {
+    auto rope = [&](ggml_tensor * x, int il) {
+        const float base = hp.rope_base_l[il], scale = hp.rope_scale_l[il];
         if (hp.n_pos_per_token() > 1) {
             return ggml_rope_multi(ctx, x, in.pos, m.rope_freqs, hp.n_rot, sections, hp.rope_type, hp.n_ctx_train,
-                                   hp.rope_freq_base, hp.rope_freq_scale, 0.0f, 1.0f, 32.0f, 1.0f);
+                                   base, scale, 0.0f, 1.0f, 32.0f, 1.0f);
         }
-        return ggml_rope_ext(ctx, x, in.pos, m.rope_freqs, hp.n_rot, hp.rope_type, hp.n_ctx_train,
-                             hp.rope_freq_base, hp.rope_freq_scale, 0.0f, 1.0f, 32.0f, 1.0f);
+        return ggml_rope_ext(ctx, x, in.pos, m.rope_freqs, hp.n_rot, hp.rope_type, hp.n_ctx_train, base, scale, 0.0f, 1.0f, 32.0f, 1.0f);
     };
     // OLMo 2 and EXAONE 4 have no pre-norms (norms after instead); Talkie's have no weights.
     auto pre_norm = [&](ggml_tensor * x, ggml_tensor * w) { return w || hp.weightless_norms ? rms(ctx, x, w, hp.rms_eps) : x; };
@@ -162,9 +174,9 @@ ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone
         }
         if (L.q_norm && !hp.qk_norm_whole && !hp.qk_norm_after_rope) q = rms(ctx, q, L.q_norm, hp.rms_eps);
         if (L.k_norm && !hp.qk_norm_whole && !hp.qk_norm_after_rope) k = rms(ctx, k, L.k_norm, hp.rms_eps);
-        if (hp.has_rope() && (hp.no_rope_layer_step == 0 || (il + 1) % hp.no_rope_layer_step != 0)) {
-            q = tag(rope(q), "q_rope", il);
-            k = tag(rope(k), "k_rope", il);
+        if (hp.rope_l[il]) {
+            q = tag(rope(q, il), "q_rope", il);
+            k = tag(rope(k, il), "k_rope", il);
         }
         if (L.q_norm && hp.qk_norm_after_rope) q = rms(ctx, q, L.q_norm, hp.rms_eps);
         if ((L.k_norm || hp.weightless_norms) && hp.qk_norm_after_rope) k = rms(ctx, k, L.k_norm, hp.rms_eps);
@@ -180,7 +192,7 @@ ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone
         ggml_tensor * kq = tag(ggml_mul_mat(ctx, k4, q4), "kq", il); // [T_k, T_q, nh, B]
         ggml_mul_mat_set_prec(kq, GGML_PREC_F32);
         // ALiBi's biases come in the mask (set_causal_mask)
-        kq = tag(ggml_soft_max_ext(ctx, kq, in.kq_mask, kq_scale, 0.0f), "kq_soft_max", il);
+        kq = tag(ggml_soft_max_ext(ctx, kq, hp.swa_l[il] ? in.kq_mask_swa : in.kq_mask, kq_scale, 0.0f), "kq_soft_max", il);
         ggml_tensor * kqv = tag(ggml_mul_mat(ctx, vt, kq), "kqv", il); // [hd, T_q, nh, B]
         cur = ggml_cont_2d(ctx, ggml_permute(ctx, kqv, 0, 2, 1, 3), (int64_t) hd * nh, N);
         if (L.attn_sub_norm) cur = tag(rms(ctx, cur, L.attn_sub_norm, hp.rms_eps), "attn_sub_norm", il);

@@ -19,6 +19,7 @@ struct ForwardInputs {
     ggml_tensor * tokens = nullptr;  // I32 [T*B]
     ggml_tensor * pos = nullptr;     // I32 [T*B * n_pos], 0..T-1 per sequence (M-RoPE: section-major)
     ggml_tensor * kq_mask = nullptr; // F32 [T, T], 0 or -inf (causal); ALiBi: [T, T, n_head], the heads' biases
+    ggml_tensor * kq_mask_swa = nullptr; // F32 [T, T], for sliding-window layers (Hparams::n_swa > 0)
     ggml_tensor * row_mask = nullptr; // optional F32 [1, T*B]: rows multiplied by 0 before the output head
 };
 

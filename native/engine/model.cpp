@@ -101,6 +101,42 @@ static std::vector<int> per_layer(const hone_model & m, const std::string & key,
     return std::vector<int>(n, id < 0 ? def : (int) gguf_u32(g, key, false));
 }
 
+// RoPE and attention windows per layer, as llama.cpp's loaders set them: SmolLM3 skips RoPE in
+// every 4th layer; OLMo 3 (olmo2 with a window), EXAONE 4 32B and PLaMo 3 window some layers.
+static void read_layer_positions(hone_model & m, bool nope_every_4th, bool plamo3) {
+    Hparams & hp = m.hp;
+    const gguf_context * g = m.gguf;
+    const std::string a = hp.arch_name + ".";
+    const int n = hp.n_layer;
+    hp.rope_l.assign(n, hp.has_rope());
+    hp.rope_base_l.assign(n, hp.rope_freq_base);
+    hp.rope_scale_l.assign(n, hp.rope_freq_scale);
+    hp.swa_l.assign(n, 0);
+    if (nope_every_4th) for (int il = 3; il < n; il += 4) hp.rope_l[il] = 0;
+    const uint32_t window = gguf_u32(g, a + "attention.sliding_window", false, 0);
+    const bool olmo3 = hp.arch_name == "olmo2" && window > 0, exaone4_32b = hp.arch_name == "exaone4" && n == 64;
+    if (!olmo3 && !exaone4_32b && !(plamo3 && window > 0)) return;
+    hp.n_swa = exaone4_32b && window == 0 ? 4096 : (int) window;
+    const int64_t pk = gguf_find_key(g, (a + "attention.sliding_window_pattern").c_str());
+    if (pk >= 0 && gguf_get_kv_type(g, pk) == GGUF_TYPE_ARRAY) {
+        fail(HONE_E_UNSUPPORTED, "%s: a per-layer '%sattention.sliding_window_pattern' array cannot train yet", m.path.c_str(), a.c_str());
+    }
+    const uint32_t period = gguf_u32(g, a + "attention.sliding_window_pattern", false, plamo3 ? 8 : 4);
+    for (int il = 0; il < n; il++) hp.swa_l[il] = period == 0 || il % (int) period < (int) period - 1;
+    for (int il = 0; il < n; il++) {
+        if (!hp.swa_l[il]) {
+            if (exaone4_32b) hp.rope_l[il] = 0; // EXAONE 4's global layers have no RoPE
+            continue;
+        }
+        if (olmo3) hp.rope_scale_l[il] = 1.0f; // OLMo 3's windowed layers: plain RoPE, no scaling
+        if (plamo3) {
+            // llama.cpp's windowed-layer base: the file's, else its default of 10000 (not the global base)
+            hp.rope_base_l[il] = gguf_f32(g, a + "rope.freq_base_swa", 10000.0f);
+            hp.rope_scale_l[il] = 1.0f;
+        }
+    }
+}
+
 static void read_hparams(hone_model & m) {
     const gguf_context * g = m.gguf;
     Hparams & hp = m.hp;
@@ -125,6 +161,7 @@ static void read_hparams(hone_model & m) {
         ALWAYS_TIED = 8192,     // OpenELM, BitNet: the output head is token_embd even where output.weight exists
         OPTIONAL_MROPE = 16384, // GLM-4: M-RoPE when the file has rope sections, normal RoPE otherwise
         QKV_THIRDS = 32768,     // CogVLM: a fused Q/K/V of three equal parts, whatever the KV head count
+        SWA_PLAMO3 = 131072,    // PLaMo 3: sliding_window > 0 makes 7 of every 8 layers windowed, with their own RoPE base
         // GLM-4: the pinned llama.cpp sets F32 precision on the attn_output and ffn_down products,
         // which asserts when an adapter has made them additions: such LoRAs cannot be loaded there
         NO_LORA_OUT_DOWN = 65536,
@@ -152,6 +189,7 @@ static void read_hparams(hone_model & m) {
         { "cogvlm", Arch::LLAMA, GGML_ROPE_TYPE_NEOX, ROPE_DEFAULTS | QKV_THIRDS },
         { "talkie", Arch::LLAMA, GGML_ROPE_TYPE_NEOX, TALKIE | QK_NORM_AFTER_ROPE },
         { "bitnet", Arch::LLAMA, GGML_ROPE_TYPE_NEOX, ALWAYS_TIED }, { "openelm", Arch::QWEN3, GGML_ROPE_TYPE_NEOX, ALWAYS_TIED },
+        { "plamo3", Arch::QWEN3, GGML_ROPE_TYPE_NEOX, SANDWICH | SWA_PLAMO3 },
     };
     unsigned traits = 0;
     bool known = false;
@@ -164,7 +202,6 @@ static void read_hparams(hone_model & m) {
         fail(HONE_E_UNSUPPORTED, "%s: architecture '%s' cannot train yet: %s (trainable: %s)",
              m.path.c_str(), hp.arch_name.c_str(), describe_scan(scan_architecture(m.path)).c_str(), trainable.c_str());
     }
-    hp.no_rope_layer_step = traits & NOPE_EVERY_4TH ? 4 : 0;
     hp.qk_norm_after_rope = traits & QK_NORM_AFTER_ROPE;
     hp.qk_norm_whole = traits & QK_NORM_WHOLE;
     hp.ffn_relu2 = traits & FFN_RELU2;
@@ -201,10 +238,6 @@ static void read_hparams(hone_model & m) {
     hp.n_ctx_train = gguf_u32(g, a + "context_length", false, 2048);
     // Train with the epsilon inference will use, read or not.
     hp.rms_eps   = traits & ZERO_NORM_EPS ? 0.0f : gguf_f32(g, a + "attention.layer_norm_rms_epsilon", 1e-5f);
-    // Sliding-window layers as llama.cpp enables them: OLMo 3 (olmo2 with a window), EXAONE 4 32B.
-    const bool swa = (hp.arch_name == "olmo2" && gguf_u32(g, a + "attention.sliding_window", false, 0) > 0) ||
-                     (hp.arch_name == "exaone4" && hp.n_layer == 64);
-    if (swa) fail(HONE_E_UNSUPPORTED, "%s: sliding-window attention layers cannot train yet", m.path.c_str());
     const uint32_t loops = traits & MAY_LOOP ? gguf_u32(g, a + "num_loops", false, 1) : 1;
     if (loops > 1) fail(HONE_E_UNSUPPORTED, "%s: looped layers (%snum_loops = %u) cannot train yet", m.path.c_str(), a.c_str(), loops);
     // Granite-style scales, with llama.cpp's defaults for MiniCPM (Granite stores them all).
@@ -261,6 +294,7 @@ static void read_hparams(hone_model & m) {
         hp.rope_freq_base = 10000.0f;
         hp.rope_freq_scale = 1.0f;
     }
+    read_layer_positions(m, traits & NOPE_EVERY_4TH, traits & SWA_PLAMO3);
     if (traits & TALKIE) {
         if (gguf_find_key(g, (a + "logit_scale").c_str()) < 0) fail(HONE_E_FORMAT, "%s: missing metadata key '%slogit_scale'", m.path.c_str(), a.c_str());
         hp.logit_scale = gguf_f32(g, a + "logit_scale", 1.0f);
@@ -307,8 +341,10 @@ static void bind_weights(hone_model & m) {
         L.k_norm = m.weight(blk(il, "attn_k_norm.weight"), qwen3 || post);
         L.ffn_norm = pre_norms && !hp.parallel_ffn ? m.weight(blk(il, hp.ffn_norm_tensor.c_str()), true) : nullptr;
         const bool post_norms = post || hp.sandwich_norms;
-        L.attn_post_norm = post_norms ? m.weight(blk(il, "post_attention_norm.weight"), true) : nullptr;
-        L.ffn_post_norm = post_norms ? m.weight(blk(il, "post_ffw_norm.weight"), true) : nullptr;
+        // PLaMo 3's loader names its post-norms without the ".weight" suffix
+        const char * suffix = hp.arch_name == "plamo3" ? "" : ".weight";
+        L.attn_post_norm = post_norms ? m.weight(blk(il, "post_attention_norm") + suffix, true) : nullptr;
+        L.ffn_post_norm = post_norms ? m.weight(blk(il, "post_ffw_norm") + suffix, true) : nullptr;
         L.attn_sub_norm = m.weight(blk(il, "attn_sub_norm.weight"), false);
         L.ffn_sub_norm = m.weight(blk(il, "ffn_sub_norm.weight"), false);
         L.out_scale = hp.embd_norm_skip ? m.weight(blk(il, "layer_output_scale.weight"), true) : nullptr;

@@ -40,7 +40,14 @@ struct Hparams {
     float residual_scale = 0.0f;   // attention and FFN outputs times this before each residual add
     float logit_scale = 0.0f;      // logits divided by this
     float attention_scale = 0.0f;  // KQ scale instead of 1/sqrt(head_dim)
-    int no_rope_layer_step = 0;      // > 0: layers il with (il + 1) % step == 0 skip RoPE (SmolLM3 NoPE layers)
+    // Per layer, as llama.cpp sets them: RoPE or none (SmolLM3's NoPE layers, EXAONE 4 32B's
+    // global layers), its base and scale (sliding-window layers may differ).
+    std::vector<char> rope_l;
+    std::vector<float> rope_base_l, rope_scale_l;
+    // Sliding-window attention (OLMo 3, EXAONE 4 32B, PLaMo 3): layers with swa_l set attend to
+    // the last n_swa positions (their own included) only.
+    int n_swa = 0;
+    std::vector<char> swa_l;
     bool qk_norm_after_rope = false; // Hunyuan normalises Q and K after RoPE, Qwen3 before
     bool qk_norm_whole = false;      // OLMo 2: Q/K norms span the whole projection, not one head
     bool ffn_relu2 = false;          // Arcee: FFN = down(relu(up x)^2), no gate

@@ -27,6 +27,9 @@ const CASES: Record<string, { arch: string; kv?: string }> = {
   bitnet: { arch: 'bitnet' },                                         // sub-norms before attn_output and ffn_down
   openelm: { arch: 'openelm', kv: 'attention.head_count=4:2,attention.head_count_kv=2:1,feed_forward_length=128:96' },
   qwen3tts: { arch: 'qwen3tts' },                                     // Qwen3-VL's graph
+  plamo3: { arch: 'plamo3' },                                         // fused Q/K/V, per-head Q/K norms, norms before and after
+  // windowed layers: layer 0 sees the last 3 positions with its own RoPE base, layer 1 all
+  'plamo3-swa': { arch: 'plamo3', kv: 'attention.sliding_window=3,attention.sliding_window_pattern=2,rope.freq_base_swa=500' },
 };
 
 describe('architectures made from their loaders: forward equals llama.cpp, gradients, training', () => {
@@ -80,6 +83,25 @@ describe('architectures made from their loaders: forward equals llama.cpp, gradi
       const fwd = honeTrain(['check-forward', '--model', model, '--perturb-b', '0.05', '--text', TEXT, '--json']);
       assert.equal(fwd.code, 0, fwd.stderr);
       assert.ok(fwd.events[0].max_rel_diff <= 1e-5, JSON.stringify(fwd.events[0]));
+    });
+  }
+
+  // Sliding-window layers of OLMo 3 (olmo2 with a window; windowed layers RoPE unscaled) and
+  // EXAONE 4 32B (64 layers; its global layers have no RoPE): a window of 3 over the text.
+  for (const [arch, layers] of [['olmo2', '5'], ['exaone4', '64']]) {
+    test(`${arch} with sliding-window layers (${layers} layers): forward equals llama.cpp, gradients match`, () => {
+      const model = join(dir, `${arch}-swa.gguf`);
+      const m = honeTrain(['make-model', '--arch', arch, '--embd', '64', '--layers', layers, '--heads', '4', '--kv-heads', '2',
+        '--ff', '128', '--kv', 'attention.sliding_window=3', '--vocab-from', vocab('llama-spm'), '--out', model]);
+      assert.equal(m.code, 0, m.stderr);
+      const fwd = honeTrain(['check-forward', '--model', model, '--perturb-b', '0.05', '--text', TEXT, '--json']);
+      assert.equal(fwd.code, 0, fwd.stderr);
+      assert.ok(fwd.events[0].max_rel_diff <= 1e-5, JSON.stringify(fwd.events[0]));
+      if (arch !== 'olmo2') return;
+      const g = honeTrain(['check-grad', '--model', model, '--elements', '4', '--seed', '3', '--floor', '5e-3', '--json']);
+      const summary = g.events.find((e) => e.type === 'check-grad')!;
+      assert.equal(summary.pass, true, JSON.stringify(summary));
+      assert.ok(summary.checked >= 5, JSON.stringify(summary));
     });
   }
 
