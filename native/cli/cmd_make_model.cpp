@@ -23,6 +23,7 @@ struct Spec {
     std::string written_arch; // --as-arch: a few architectures name or add tensors differently
     int n_embd, n_layer, n_head, n_kv, n_ff, head_dim, n_vocab, ctx;
     bool tied;
+    bool ffn_biases; // --ffn-biases: gate/up/down biases, optional tensors llama's loader reads
     std::string type;
     uint64_t seed;
     int threads;
@@ -97,6 +98,11 @@ std::vector<TensorPlan> plan(const Spec & s) {
         if (s.written_arch != "arcee") w(n("ffn_gate.weight"), "ffn_gate", il, s.n_embd, s.n_ff); // Arcee: relu^2, no gate
         w(n("ffn_up.weight"), "ffn_up", il, s.n_embd, s.n_ff);
         w(n("ffn_down.weight"), "ffn_down", il, s.n_ff, s.n_embd);
+        if (s.ffn_biases) {
+            v(n("ffn_gate.bias"), s.n_ff, sd);
+            v(n("ffn_up.bias"), s.n_ff, sd);
+            v(n("ffn_down.bias"), s.n_embd, sd);
+        }
     }
     return t;
 }
@@ -140,7 +146,7 @@ int file_type(const std::string & t) {
 int cmd_make_model(int argc, char ** argv) {
     Args a(argc, argv, 2, { "arch", "embd", "layers", "heads", "kv-heads", "ff", "head-dim", "vocab-from", "type", "out", "ctx", "seed", "threads",
              "chat-template-file", "as-arch", "kv" },
-           { "tied", "json" });
+           { "tied", "json", "ffn-biases" });
     const bool json = a.flag("json");
     Spec s;
     s.arch = a.str("arch", "llama");
@@ -156,6 +162,7 @@ int cmd_make_model(int argc, char ** argv) {
     s.head_dim = (int) a.integer("head-dim", s.n_head > 0 ? s.n_embd / s.n_head : 0);
     s.ctx = (int) a.integer("ctx", 4096);
     s.tied = a.flag("tied");
+    s.ffn_biases = a.flag("ffn-biases");
     s.type = a.str("type", "f32");
     s.seed = (uint64_t) a.integer("seed", 1);
     s.threads = (int) a.integer("threads", std::max(1u, std::thread::hardware_concurrency()));

@@ -192,7 +192,9 @@ ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone
         ggml_tensor * kq = tag(ggml_mul_mat(ctx, k4, q4), "kq", il); // [T_k, T_q, nh, B]
         ggml_mul_mat_set_prec(kq, GGML_PREC_F32);
         // ALiBi's biases come in the mask (set_causal_mask)
-        kq = tag(ggml_soft_max_ext(ctx, kq, hp.swa_l[il] ? in.kq_mask_swa : in.kq_mask, kq_scale, 0.0f), "kq_soft_max", il);
+        kq = ggml_soft_max_ext(ctx, kq, hp.swa_l[il] ? in.kq_mask_swa : in.kq_mask, kq_scale, 0.0f);
+        if (L.attn_sinks) ggml_soft_max_add_sinks(kq, L.attn_sinks); // its backward to kq is softmax's own
+        tag(kq, "kq_soft_max", il);
         ggml_tensor * kqv = tag(ggml_mul_mat(ctx, vt, kq), "kqv", il); // [hd, T_q, nh, B]
         cur = ggml_cont_2d(ctx, ggml_permute(ctx, kqv, 0, 2, 1, 3), (int64_t) hd * nh, N);
         if (L.attn_sub_norm) cur = tag(rms(ctx, cur, L.attn_sub_norm, hp.rms_eps), "attn_sub_norm", il);
@@ -202,11 +204,11 @@ ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone
         // PLaMo: the FFN reads the attention's input norm and both outputs join the residual.
         ggml_tensor * ffn_inp = hp.parallel_ffn ? cur : tag(ggml_add(ctx, residual(cur), inpL), "ffn_inp", il);
         cur = hp.parallel_ffn ? attn_in : tag(pre_norm(ffn_inp, L.ffn_norm), "ffn_norm", il);
-        ggml_tensor * up = tag(lora_mm(ctx, ad, L.ffn_up, cur, shared), "ffn_up", il);
+        ggml_tensor * up = tag(add_bias(ctx, lora_mm(ctx, ad, L.ffn_up, cur, shared), L.b_up), "ffn_up", il);
         if (hp.ffn_relu2) {
             cur = tag(ggml_sqr(ctx, ggml_relu(ctx, up)), "ffn_act", il);
         } else if (L.ffn_gate) {
-            ggml_tensor * gate = tag(lora_mm(ctx, ad, L.ffn_gate, cur, shared), "ffn_gate", il);
+            ggml_tensor * gate = tag(add_bias(ctx, lora_mm(ctx, ad, L.ffn_gate, cur, shared), L.b_gate), "ffn_gate", il);
             // SwiGLU as llama.cpp builds it; its backward recomputes silu(gate) instead of keeping it
             cur = tag(ggml_swiglu_split(ctx, gate, up), "ffn_act", il);
         } else {
@@ -218,7 +220,7 @@ ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone
             cur = tag(ggml_swiglu_split(ctx, g, u), "ffn_act", il);
         }
         if (L.ffn_sub_norm) cur = tag(rms(ctx, cur, L.ffn_sub_norm, hp.rms_eps), "ffn_sub_norm", il);
-        cur = tag(lora_mm(ctx, ad, L.ffn_down, cur, shared), "ffn_out", il);
+        cur = tag(add_bias(ctx, lora_mm(ctx, ad, L.ffn_down, cur, shared), L.b_down), "ffn_out", il);
         if (L.ffn_post_norm) cur = tag(rms(ctx, cur, L.ffn_post_norm, hp.rms_eps), "ffn_post_norm", il);
         if (hp.parallel_ffn) {
             inpL = tag(ggml_add(ctx, ggml_add(ctx, cur, ffn_inp), inpL), "l_out", il);

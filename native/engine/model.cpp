@@ -103,7 +103,27 @@ static std::vector<int> per_layer(const hone_model & m, const std::string & key,
 
 // RoPE and attention windows per layer, as llama.cpp's loaders set them: SmolLM3 skips RoPE in
 // every 4th layer; OLMo 3 (olmo2 with a window), EXAONE 4 32B and PLaMo 3 window some layers.
-static void read_layer_positions(hone_model & m, bool nope_every_4th, bool plamo3) {
+// A per-layer integer array (bool or any integer type) of at least n entries; empty if absent.
+static std::vector<int> layer_array(const hone_model & m, const std::string & key, int n) {
+    const gguf_context * g = m.gguf;
+    const int64_t id = gguf_find_key(g, key.c_str());
+    if (id < 0) return {};
+    const gguf_type t = id >= 0 && gguf_get_kv_type(g, id) == GGUF_TYPE_ARRAY ? gguf_get_arr_type(g, id) : GGUF_TYPE_COUNT;
+    const size_t size = t == GGUF_TYPE_INT32 || t == GGUF_TYPE_UINT32 ? 4 : 1;
+    const bool ints = t == GGUF_TYPE_BOOL || t == GGUF_TYPE_INT8 || t == GGUF_TYPE_UINT8 || t == GGUF_TYPE_INT32 || t == GGUF_TYPE_UINT32;
+    if (!ints || gguf_get_arr_n(g, id) < (size_t) n) {
+        fail(HONE_E_FORMAT, "%s: '%s' must be an integer array with one entry per layer (%d)", m.path.c_str(), key.c_str(), n);
+    }
+    const uint8_t * d = (const uint8_t *) gguf_get_arr_data(g, id);
+    std::vector<int> v(n);
+    for (int i = 0; i < n; i++) {
+        if (size == 1) v[i] = t == GGUF_TYPE_INT8 ? (int) (int8_t) d[i] : (int) d[i];
+        else v[i] = ((const int32_t *) d)[i];
+    }
+    return v;
+}
+
+static void read_layer_positions(hone_model & m, bool nope_every_4th, bool plamo3, bool granite_swa) {
     Hparams & hp = m.hp;
     const gguf_context * g = m.gguf;
     const std::string a = hp.arch_name + ".";
@@ -113,7 +133,21 @@ static void read_layer_positions(hone_model & m, bool nope_every_4th, bool plamo
     hp.rope_scale_l.assign(n, hp.rope_freq_scale);
     hp.swa_l.assign(n, 0);
     if (nope_every_4th) for (int il = 3; il < n; il += 4) hp.rope_l[il] = 0;
-    const uint32_t window = gguf_u32(g, a + "attention.sliding_window", false, 0);
+    const uint32_t window = gguf_u32(g, a + "attention.sliding_window", granite_swa, 0);
+    if (granite_swa) {
+        // the window pattern is required, the RoPE pattern optional (all layers by default)
+        const std::vector<int> swa = layer_array(m, a + "attention.sliding_window_pattern", n), rope = layer_array(m, a + "attention.rope_pattern", n);
+        if (swa.empty()) fail(HONE_E_FORMAT, "%s: missing metadata key '%sattention.sliding_window_pattern'", m.path.c_str(), a.c_str());
+        hp.n_swa = (int) window;
+        for (int il = 0; il < n; il++) {
+            hp.swa_l[il] = swa[il] != 0;
+            if (!rope.empty()) hp.rope_l[il] = hp.has_rope() && rope[il] != 0;
+        }
+        for (int d : layer_array(m, a + "deepstack_mapping", n)) {
+            if (d >= 0) fail(HONE_E_UNSUPPORTED, "%s: deepstack inputs ('%sdeepstack_mapping') cannot train yet", m.path.c_str(), a.c_str());
+        }
+        return;
+    }
     const bool olmo3 = hp.arch_name == "olmo2" && window > 0, exaone4_32b = hp.arch_name == "exaone4" && n == 64;
     if (!olmo3 && !exaone4_32b && !(plamo3 && window > 0)) return;
     hp.n_swa = exaone4_32b && window == 0 ? 4096 : (int) window;
@@ -161,7 +195,9 @@ static void read_hparams(hone_model & m) {
         ALWAYS_TIED = 8192,     // OpenELM, BitNet: the output head is token_embd even where output.weight exists
         OPTIONAL_MROPE = 16384, // GLM-4: M-RoPE when the file has rope sections, normal RoPE otherwise
         QKV_THIRDS = 32768,     // CogVLM: a fused Q/K/V of three equal parts, whatever the KV head count
-        SWA_PLAMO3 = 131072,    // PLaMo 3: sliding_window > 0 makes 7 of every 8 layers windowed, with their own RoPE base
+        SWA_PLAMO3 = 131072,
+        ROPE_ALPHA = 262144,
+        GRANITE_SWA = 524288,   // Granite 4: Granite's scales, windowed layers by a per-layer pattern, attention sinks    // HunYuan-VL: NTK-aware base, base * alpha^(d / (d - 2)) with rope.scaling.alpha    // PLaMo 3: sliding_window > 0 makes 7 of every 8 layers windowed, with their own RoPE base
         // GLM-4: the pinned llama.cpp sets F32 precision on the attn_output and ffn_down products,
         // which asserts when an adapter has made them additions: such LoRAs cannot be loaded there
         NO_LORA_OUT_DOWN = 65536,
@@ -190,6 +226,8 @@ static void read_hparams(hone_model & m) {
         { "talkie", Arch::LLAMA, GGML_ROPE_TYPE_NEOX, TALKIE | QK_NORM_AFTER_ROPE },
         { "bitnet", Arch::LLAMA, GGML_ROPE_TYPE_NEOX, ALWAYS_TIED }, { "openelm", Arch::QWEN3, GGML_ROPE_TYPE_NEOX, ALWAYS_TIED },
         { "plamo3", Arch::QWEN3, GGML_ROPE_TYPE_NEOX, SANDWICH | SWA_PLAMO3 },
+        { "granite_swa", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, GRANITE_SWA },
+        { "hunyuan_vl", Arch::QWEN3, GGML_ROPE_TYPE_NEOX, QK_NORM_AFTER_ROPE | OPTIONAL_MROPE | ROPE_ALPHA },
     };
     unsigned traits = 0;
     bool known = false;
@@ -241,7 +279,7 @@ static void read_hparams(hone_model & m) {
     const uint32_t loops = traits & MAY_LOOP ? gguf_u32(g, a + "num_loops", false, 1) : 1;
     if (loops > 1) fail(HONE_E_UNSUPPORTED, "%s: looped layers (%snum_loops = %u) cannot train yet", m.path.c_str(), a.c_str(), loops);
     // Granite-style scales, with llama.cpp's defaults for MiniCPM (Granite stores them all).
-    const bool minicpm = hp.arch_name == "minicpm", granite = hp.arch_name == "granite";
+    const bool minicpm = hp.arch_name == "minicpm", granite = hp.arch_name == "granite" || (traits & GRANITE_SWA);
     if (minicpm || granite) {
         if (granite && gguf_find_key(g, (a + "logit_scale").c_str()) < 0) fail(HONE_E_FORMAT, "%s: missing metadata key '%slogit_scale'", m.path.c_str(), a.c_str());
         hp.embedding_scale = gguf_f32(g, a + "embedding_scale", minicpm ? 12.0f : 0.0f);
@@ -290,11 +328,18 @@ static void read_hparams(hone_model & m) {
         if (hp.n_layer != 32) hp.rope_type = -1;
         if (hp.n_layer == 40) hp.alibi_max_bias = 8.0f;
     }
+    if (traits & ROPE_ALPHA) {
+        const float alpha = gguf_f32(g, a + "rope.scaling.alpha", 0.0f);
+        if (alpha > 0.0f) hp.rope_freq_base *= std::pow(alpha, (float) hp.head_dim / (float) (hp.head_dim - 2));
+    }
+    // A RoPE attention factor other than 1 (YaRN-style magnitude scaling) is not built.
+    const float attn_factor = gguf_f32(g, a + "rope.scaling.attn_factor", 1.0f);
+    if (attn_factor != 1.0f) fail(HONE_E_UNSUPPORTED, "%s: a RoPE attention factor of %g cannot train yet", m.path.c_str(), attn_factor);
     if (traits & ROPE_DEFAULTS) {
         hp.rope_freq_base = 10000.0f;
         hp.rope_freq_scale = 1.0f;
     }
-    read_layer_positions(m, traits & NOPE_EVERY_4TH, traits & SWA_PLAMO3);
+    read_layer_positions(m, traits & NOPE_EVERY_4TH, traits & SWA_PLAMO3, traits & GRANITE_SWA);
     if (traits & TALKIE) {
         if (gguf_find_key(g, (a + "logit_scale").c_str()) < 0) fail(HONE_E_FORMAT, "%s: missing metadata key '%slogit_scale'", m.path.c_str(), a.c_str());
         hp.logit_scale = gguf_f32(g, a + "logit_scale", 1.0f);
@@ -348,8 +393,13 @@ static void bind_weights(hone_model & m) {
         L.attn_sub_norm = m.weight(blk(il, "attn_sub_norm.weight"), false);
         L.ffn_sub_norm = m.weight(blk(il, "ffn_sub_norm.weight"), false);
         L.out_scale = hp.embd_norm_skip ? m.weight(blk(il, "layer_output_scale.weight"), true) : nullptr;
+        L.attn_sinks = m.weight(blk(il, "attn_sinks.weight"), hp.arch_name == "granite_swa");
+        if (m.weight(blk(il, "ffn_gate_inp.weight"), false)) fail(HONE_E_UNSUPPORTED, "%s: mixture-of-experts layers cannot train yet", m.path.c_str());
         L.ffn_gate = m.weight(blk(il, "ffn_gate.weight"), false);
         L.ffn_up = m.weight(blk(il, "ffn_up.weight"), true);
+        L.b_gate = m.weight(blk(il, "ffn_gate.bias"), false);
+        L.b_up = m.weight(blk(il, "ffn_up.bias"), false);
+        L.b_down = m.weight(blk(il, "ffn_down.bias"), false);
         L.ffn_down = m.weight(blk(il, "ffn_down.weight"), true);
         if (L.ffn_up->ne[2] != 1) fail(HONE_E_UNSUPPORTED, "%s: mixture-of-experts layers cannot train yet", m.path.c_str());
         // No gate: Arcee's relu^2 FFN, or gate and up fused in one up of 2*n_ff rows (ChatGLM, GLM-4).

@@ -76,6 +76,8 @@ struct LayerWeights {
     ggml_tensor * attn_post_norm = nullptr, * ffn_post_norm = nullptr; // OLMo 2: instead of the pre-norms; GLM-4: beside them
     ggml_tensor * attn_sub_norm = nullptr, * ffn_sub_norm = nullptr;   // BitNet: before attn_output and ffn_down
     ggml_tensor * ffn_gate = nullptr, * ffn_up = nullptr, * ffn_down = nullptr; // no gate and up of 2*n_ff rows: gate and up fused
+    ggml_tensor * b_gate = nullptr, * b_up = nullptr, * b_down = nullptr;       // optional FFN biases (llama, Granite)
+    ggml_tensor * attn_sinks = nullptr; // Granite 4 (granite_swa): one sink logit per head in every softmax
     ggml_tensor * out_scale = nullptr; // Talkie: the normed embeddings' weight in this layer's output
 };
 

@@ -29,6 +29,11 @@ const CASES: Record<string, { arch: string; kv?: string }> = {
   qwen3tts: { arch: 'qwen3tts' },                                     // Qwen3-VL's graph
   plamo3: { arch: 'plamo3' },                                         // fused Q/K/V, per-head Q/K norms, norms before and after
   // windowed layers: layer 0 sees the last 3 positions with its own RoPE base, layer 1 all
+  granite_swa: { arch: 'granite_swa' },                               // Granite 4: attention sinks, windowed layers, Granite's scales
+  // layer 0 windowed without RoPE, layer 1 global with RoPE
+  'granite_swa-patterns': { arch: 'granite_swa', kv: 'attention.sliding_window=3,attention.sliding_window_pattern=1:0,attention.rope_pattern=0:1' },
+  hunyuan_vl: { arch: 'hunyuan_vl' },                                 // Hunyuan's graph (Q/K norms after RoPE)
+  'hunyuan_vl-xdrope': { arch: 'hunyuan_vl', kv: 'rope.dimension_sections=2:2:2:0' }, // M-RoPE over text positions
   'plamo3-swa': { arch: 'plamo3', kv: 'attention.sliding_window=3,attention.sliding_window_pattern=2,rope.freq_base_swa=500' },
 };
 
@@ -104,6 +109,16 @@ describe('architectures made from their loaders: forward equals llama.cpp, gradi
       assert.ok(summary.checked >= 5, JSON.stringify(summary));
     });
   }
+
+  test('llama with FFN biases (optional tensors its loader reads): forward equals llama.cpp', () => {
+    const model = join(dir, 'llama-ffn-biases.gguf');
+    const m = honeTrain(['make-model', '--arch', 'llama', '--embd', '64', '--layers', '2', '--heads', '4', '--ff', '128', '--ffn-biases',
+      '--vocab-from', vocab('llama-spm'), '--out', model]);
+    assert.equal(m.code, 0, m.stderr);
+    const fwd = honeTrain(['check-forward', '--model', model, '--perturb-b', '0.05', '--text', TEXT, '--json']);
+    assert.equal(fwd.code, 0, fwd.stderr);
+    assert.ok(fwd.events[0].max_rel_diff <= 1e-5, JSON.stringify(fwd.events[0]));
+  });
 
   test('glm4: attn_output and ffn_down LoRAs are skipped (llama.cpp cannot apply them) and refused alone', () => {
     const model = join(dir, 'glm4-targets.gguf');
