@@ -2,7 +2,7 @@
 # GPU runs for the CUDA work, on a machine with nvcc, cmake and ninja but no Node and no
 # network. Builds ggml-cuda + hone-train + test-backend-ops from the llama.cpp bundle with
 # our patches, then runs the stages named on the command line, logging under $OUT.
-#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types]
+#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs]
 # Inputs (ignored by git, carried to the machine): .device/gitRelease.bundle (from the pinned
 # node-llama-cpp tarball), .device/text.txt (training text) and optionally .device/native.tar
 # (`git archive HEAD native`: build a committed snapshot instead of the working tree).
@@ -160,6 +160,24 @@ types)
       --steps 4 --ctx 512 --rank 8 --alpha 16 --json > "$out/types-$arch-$type.jsonl" 2>> "$out/types.log"
     log "$arch $type: exit $? $(python3 "$native/scripts/ops-summary.py" "$out/types-$arch-$type/ops.json" "$out/types-$arch-$type.jsonl" 2>&1 | head -1)"
   done; done
+  ;;
+archs)
+  # The layouts issue 3 added (fused Q/K/V, fused gate/up, partial RoPE, ALiBi through the mask,
+  # windows, sinks, sub-norms, per-layer heads) on CUDA: each architecture's probe model against
+  # llama.cpp (forward at --gpu-precision f32), its gradients, and 4 training steps' op placement.
+  for case in qwen: refact: chatglm:rope.dimension_count=8 glm4: plamo: cogvlm: talkie: bitnet: \
+      openelm:attention.head_count=4:2,attention.head_count_kv=2:1,feed_forward_length=128:96 \
+      plamo3:attention.sliding_window=3,attention.sliding_window_pattern=2 granite_swa: hunyuan_vl:; do
+    arch=${case%%:*}; kv=${case#*:}
+    m=$work/arch-$arch.gguf
+    "$bin/hone-train" probe-arch --arch $arch ${kv:+--kv $kv} --vocab-from "$(vocab llama-spm)" --out "$m" > /dev/null 2>> "$out/archs.log"
+    fwd=$("$bin/hone-train" check-forward --model "$m" --backend cuda --gpu-precision f32 --perturb-b 0.05 --json \
+      --text "Once upon a time, there was a little dog named Max. He loved to run in the park." 2>> "$out/archs.log" | tail -1)
+    grad=$("$bin/hone-train" check-grad --model "$m" --backend cuda --gpu-precision f32 --elements 4 --seed 3 --json 2>> "$out/archs.log" | grep '"check-grad"')
+    "$bin/hone-train" --model "$m" --data "$dev/text.txt" --out "$out/arch-$arch" --backend cuda --steps 4 --ctx 256 \
+      --json > "$out/arch-$arch.jsonl" 2>> "$out/archs.log"
+    log "$arch: forward $(echo "$fwd" | grep -o '"max_rel_diff":[^,}]*'); grad $(echo "$grad" | grep -o '"checked":[0-9]*,"failed":[0-9]*'),$(echo "$grad" | grep -o '"pass":[a-z]*'); train: $(python3 "$native/scripts/ops-summary.py" "$out/arch-$arch/ops.json" "$out/arch-$arch.jsonl" 2>&1 | head -1)"
+  done
   ;;
 rows)
   # Patch 0004: SOFT_MAX, SOFT_MAX_BACK, CPY and CONT against the CPU backend, then their perf
