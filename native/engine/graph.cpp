@@ -122,23 +122,132 @@ static ggml_tensor * repeat_kv(ggml_context * ctx, ggml_tensor * x, int n_head) 
     return ggml_reshape_4d(ctx, c, x->ne[0], x->ne[1], n_head, x->ne[3]);
 }
 
+// What one layer's attention and FFN builders share.
+struct LayerCtx {
+    ggml_context * ctx;
+    const hone_model & m;
+    const hone_adapter * ad;
+    const ForwardInputs & in;
+    SharedProducts & shared;
+    int T, B, il;
+    ggml_tensor * mm(ggml_tensor * w, ggml_tensor * x) const { return lora_mm(ctx, ad, w, x, shared); }
+    ggml_tensor * norm(ggml_tensor * x, ggml_tensor * w) const { return rms(ctx, x, w, m.hp.rms_eps); }
+};
+
+// RoPE as llama.cpp runs it without YaRN: ext_factor 0, attn_factor 1, beta 32/1; per-layer
+// base and scale (windowed layers may differ).
+static ggml_tensor * rope(const LayerCtx & c, ggml_tensor * x) {
+    const Hparams & hp = c.m.hp;
+    const float base = hp.rope_base_l[c.il], scale = hp.rope_scale_l[c.il];
+    if (hp.n_pos_per_token() > 1) {
+        int sections[4] = { hp.rope_sections[0], hp.rope_sections[1], hp.rope_sections[2], hp.rope_sections[3] };
+        return ggml_rope_multi(c.ctx, x, c.in.pos, c.m.rope_freqs, hp.n_rot, sections, hp.rope_type, hp.n_ctx_train,
+                               base, scale, 0.0f, 1.0f, 32.0f, 1.0f);
+    }
+    return ggml_rope_ext(c.ctx, x, c.in.pos, c.m.rope_freqs, hp.n_rot, hp.rope_type, hp.n_ctx_train, base, scale, 0.0f, 1.0f, 32.0f, 1.0f);
+}
+
+// Q, K and V [hd, heads, T*B] from the normed input, normed and rotated as the architecture does.
+static void qkv(const LayerCtx & c, ggml_tensor * x, ggml_tensor *& q, ggml_tensor *& k, ggml_tensor *& v) {
+    ggml_context * ctx = c.ctx;
+    const Hparams & hp = c.m.hp;
+    const LayerWeights & L = c.m.layers[c.il];
+    const int hd = hp.head_dim, nh = hp.n_head_l[c.il], nkv = hp.n_head_kv_l[c.il], N = c.T * c.B, il = c.il;
+    if (L.wqkv) {
+        // fused Q/K/V as llama.cpp's build_qkv splits them: heads of Q, then K, then V per token
+        ggml_tensor * f = tag(add_bias(ctx, c.mm(L.wqkv, x), L.bqkv), "qkv", il);
+        const size_t e = ggml_element_size(f), third = (size_t) f->ne[0] / 3 * e; // CogVLM's K and V offsets
+        q = ggml_view_3d(ctx, f, hd, nh, N, hd * e, f->nb[1], 0);
+        k = ggml_view_3d(ctx, f, hd, nkv, N, hd * e, f->nb[1], hp.qkv_thirds ? third : (size_t) hd * nh * e);
+        v = ggml_view_3d(ctx, f, hd, nkv, N, hd * e, f->nb[1], hp.qkv_thirds ? 2 * third : (size_t) hd * (nh + nkv) * e);
+    } else {
+        q = tag(add_bias(ctx, c.mm(L.wq, x), L.bq), "q", il);
+        k = tag(add_bias(ctx, c.mm(L.wk, x), L.bk), "k", il);
+        v = tag(add_bias(ctx, c.mm(L.wv, x), L.bv), "v", il);
+        if (hp.qk_norm_whole) {
+            q = c.norm(q, L.q_norm);
+            k = c.norm(k, L.k_norm);
+        }
+        q = ggml_reshape_3d(ctx, q, hd, nh, N);
+        k = ggml_reshape_3d(ctx, k, hd, nkv, N);
+        v = ggml_reshape_3d(ctx, v, hd, nkv, N);
+    }
+    if (L.q_norm && !hp.qk_norm_whole && !hp.qk_norm_after_rope) q = c.norm(q, L.q_norm);
+    if (L.k_norm && !hp.qk_norm_whole && !hp.qk_norm_after_rope) k = c.norm(k, L.k_norm);
+    if (hp.rope_l[il]) {
+        q = tag(rope(c, q), "q_rope", il);
+        k = tag(rope(c, k), "k_rope", il);
+    }
+    // Hunyuan, Maincoder, Talkie: norms after RoPE (Talkie's K norm has no weight)
+    if (L.q_norm && hp.qk_norm_after_rope) q = c.norm(q, L.q_norm);
+    if ((L.k_norm || hp.weightless_norms) && hp.qk_norm_after_rope) k = c.norm(k, L.k_norm);
+}
+
+// Attention over the micro-batch's own K and V, through attn_output: [n_embd, T*B].
+static ggml_tensor * attention(const LayerCtx & c, ggml_tensor * x) {
+    ggml_context * ctx = c.ctx;
+    const Hparams & hp = c.m.hp;
+    const LayerWeights & L = c.m.layers[c.il];
+    const int hd = hp.head_dim, nh = hp.n_head_l[c.il], nkv = hp.n_head_kv_l[c.il], T = c.T, B = c.B, il = c.il;
+    const float kq_scale = hp.attention_scale != 0.0f ? hp.attention_scale : 1.0f / std::sqrt((float) hd);
+    ggml_tensor * q, * k, * v;
+    qkv(c, x, q, k, v);
+    // views of a fused Q/K/V that no RoPE or norm has copied yet
+    auto contiguous = [&](ggml_tensor * t) { return ggml_is_contiguous(t) ? t : ggml_cont(ctx, t); };
+    ggml_tensor * q4 = heads_first(ctx, contiguous(q), hd, nh, T, B);
+    ggml_tensor * k4 = repeat_kv(ctx, heads_first(ctx, contiguous(k), hd, nkv, T, B), nh);
+    // V transposed per head: [T, hd, heads, B], as llama.cpp's v_trans cache layout.
+    ggml_tensor * vt = ggml_cont(ctx, ggml_permute(ctx, ggml_reshape_4d(ctx, contiguous(v), hd, nkv, T, B), 1, 2, 0, 3));
+    vt = repeat_kv(ctx, vt, nh);
+
+    ggml_tensor * kq = tag(ggml_mul_mat(ctx, k4, q4), "kq", il); // [T_k, T_q, nh, B]
+    ggml_mul_mat_set_prec(kq, GGML_PREC_F32);
+    // ALiBi's biases come in the mask (set_causal_mask)
+    kq = ggml_soft_max_ext(ctx, kq, hp.swa_l[il] ? c.in.kq_mask_swa : c.in.kq_mask, kq_scale, 0.0f);
+    if (L.attn_sinks) ggml_soft_max_add_sinks(kq, L.attn_sinks); // its backward to kq is softmax's own
+    tag(kq, "kq_soft_max", il);
+    ggml_tensor * kqv = tag(ggml_mul_mat(ctx, vt, kq), "kqv", il); // [hd, T_q, nh, B]
+    ggml_tensor * cur = ggml_cont_2d(ctx, ggml_permute(ctx, kqv, 0, 2, 1, 3), (int64_t) hd * nh, (int64_t) T * B);
+    if (L.attn_sub_norm) cur = tag(c.norm(cur, L.attn_sub_norm), "attn_sub_norm", il);
+    cur = tag(add_bias(ctx, c.mm(L.wo, cur), L.bo), "attn_out", il);
+    if (L.attn_post_norm) cur = tag(c.norm(cur, L.attn_post_norm), "attn_post_norm", il);
+    return cur;
+}
+
+// The FFN of the normed input x: SwiGLU (gate and up separate or fused), or Arcee's relu^2.
+static ggml_tensor * ffn(const LayerCtx & c, ggml_tensor * x) {
+    ggml_context * ctx = c.ctx;
+    const LayerWeights & L = c.m.layers[c.il];
+    const int il = c.il;
+    ggml_tensor * up = tag(add_bias(ctx, c.mm(L.ffn_up, x), L.b_up), "ffn_up", il);
+    ggml_tensor * cur;
+    if (c.m.hp.ffn_relu2) {
+        cur = ggml_sqr(ctx, ggml_relu(ctx, up));
+    } else if (L.ffn_gate) {
+        ggml_tensor * gate = tag(add_bias(ctx, c.mm(L.ffn_gate, x), L.b_gate), "ffn_gate", il);
+        // SwiGLU as llama.cpp builds it; its backward recomputes silu(gate) instead of keeping it
+        cur = ggml_swiglu_split(ctx, gate, up);
+    } else {
+        // gate and up fused (ChatGLM, GLM-4): llama.cpp's one-input SwiGLU over the two halves,
+        // built split since only the split form has a backward in ggml
+        const int64_t nff = up->ne[0] / 2, N = up->ne[1];
+        cur = ggml_swiglu_split(ctx, ggml_view_2d(ctx, up, nff, N, up->nb[1], 0),
+                                ggml_view_2d(ctx, up, nff, N, up->nb[1], nff * ggml_element_size(up)));
+    }
+    tag(cur, "ffn_act", il);
+    if (L.ffn_sub_norm) cur = tag(c.norm(cur, L.ffn_sub_norm), "ffn_sub_norm", il);
+    cur = tag(add_bias(ctx, c.mm(L.ffn_down, cur), L.b_down), "ffn_out", il);
+    if (L.ffn_post_norm) cur = tag(c.norm(cur, L.ffn_post_norm), "ffn_post_norm", il);
+    return cur;
+}
+
 ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone_adapter * ad, const ForwardInputs & in, int T, int B) {
     const Hparams & hp = m.hp;
-    const int hd = hp.head_dim, N = T * B;
-    const float kq_scale = hp.attention_scale != 0.0f ? hp.attention_scale : 1.0f / std::sqrt((float) hd);
     auto residual = [&](ggml_tensor * x) { return hp.residual_scale != 0.0f ? ggml_scale(ctx, x, hp.residual_scale) : x; };
-    // RoPE as llama.cpp runs it without YaRN: ext_factor 0, attn_factor 1, beta 32/1.
-    int sections[4] = { hp.rope_sections[0], hp.rope_sections[1], hp.rope_sections[2], hp.rope_sections[3] };
-    auto rope = [&](ggml_tensor * x, int il) {
-        const float base = hp.rope_base_l[il], scale = hp.rope_scale_l[il];
-        if (hp.n_pos_per_token() > 1) {
-            return ggml_rope_multi(ctx, x, in.pos, m.rope_freqs, hp.n_rot, sections, hp.rope_type, hp.n_ctx_train,
-                                   base, scale, 0.0f, 1.0f, 32.0f, 1.0f);
-        }
-        return ggml_rope_ext(ctx, x, in.pos, m.rope_freqs, hp.n_rot, hp.rope_type, hp.n_ctx_train, base, scale, 0.0f, 1.0f, 32.0f, 1.0f);
-    };
     // OLMo 2 and EXAONE 4 have no pre-norms (norms after instead); Talkie's have no weights.
-    auto pre_norm = [&](ggml_tensor * x, ggml_tensor * w) { return w || hp.weightless_norms ? rms(ctx, x, w, hp.rms_eps) : x; };
+    auto pre_norm = [&](ggml_tensor * x, ggml_tensor * w, const char * what, int il) {
+        return w || hp.weightless_norms ? tag(rms(ctx, x, w, hp.rms_eps), what, il) : x;
+    };
 
     SharedProducts shared;
     ggml_tensor * inpL = ggml_get_rows(ctx, m.tok_embd, in.tokens);
@@ -147,85 +256,16 @@ ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone
     ggml_tensor * embd = inpL;
     for (int il = 0; il < hp.n_layer; il++) {
         const LayerWeights & L = m.layers[il];
-        const int nh = hp.n_head_l[il], nkv = hp.n_head_kv_l[il];
-        ggml_tensor * cur = tag(pre_norm(inpL, L.attn_norm), "attn_norm", il);
-        ggml_tensor * attn_in = cur;
-
-        ggml_tensor * q, * k, * v;
-        if (L.wqkv) {
-            // fused Q/K/V as llama.cpp's build_qkv splits them: heads of Q, then K, then V per token
-            ggml_tensor * qkv = tag(add_bias(ctx, lora_mm(ctx, ad, L.wqkv, cur, shared), L.bqkv), "qkv", il);
-            const size_t e = ggml_element_size(qkv);
-            q = ggml_view_3d(ctx, qkv, hd, nh, N, hd * e, qkv->nb[1], 0);
-            const size_t third = (size_t) qkv->ne[0] / 3 * e; // CogVLM's K and V offsets
-            k = ggml_view_3d(ctx, qkv, hd, nkv, N, hd * e, qkv->nb[1], hp.qkv_thirds ? third : (size_t) hd * nh * e);
-            v = ggml_view_3d(ctx, qkv, hd, nkv, N, hd * e, qkv->nb[1], hp.qkv_thirds ? 2 * third : (size_t) hd * (nh + nkv) * e);
-        } else {
-            q = tag(add_bias(ctx, lora_mm(ctx, ad, L.wq, cur, shared), L.bq), "q", il);
-            k = tag(add_bias(ctx, lora_mm(ctx, ad, L.wk, cur, shared), L.bk), "k", il);
-            v = tag(add_bias(ctx, lora_mm(ctx, ad, L.wv, cur, shared), L.bv), "v", il);
-            if (hp.qk_norm_whole) {
-                q = rms(ctx, q, L.q_norm, hp.rms_eps);
-                k = rms(ctx, k, L.k_norm, hp.rms_eps);
-            }
-            q = ggml_reshape_3d(ctx, q, hd, nh, N);
-            k = ggml_reshape_3d(ctx, k, hd, nkv, N);
-            v = ggml_reshape_3d(ctx, v, hd, nkv, N);
-        }
-        if (L.q_norm && !hp.qk_norm_whole && !hp.qk_norm_after_rope) q = rms(ctx, q, L.q_norm, hp.rms_eps);
-        if (L.k_norm && !hp.qk_norm_whole && !hp.qk_norm_after_rope) k = rms(ctx, k, L.k_norm, hp.rms_eps);
-        if (hp.rope_l[il]) {
-            q = tag(rope(q, il), "q_rope", il);
-            k = tag(rope(k, il), "k_rope", il);
-        }
-        if (L.q_norm && hp.qk_norm_after_rope) q = rms(ctx, q, L.q_norm, hp.rms_eps);
-        if ((L.k_norm || hp.weightless_norms) && hp.qk_norm_after_rope) k = rms(ctx, k, L.k_norm, hp.rms_eps);
-
-        // views of a fused Q/K/V that no RoPE or norm has copied yet
-        auto contiguous = [&](ggml_tensor * x) { return ggml_is_contiguous(x) ? x : ggml_cont(ctx, x); };
-        ggml_tensor * q4 = heads_first(ctx, contiguous(q), hd, nh, T, B);
-        ggml_tensor * k4 = repeat_kv(ctx, heads_first(ctx, contiguous(k), hd, nkv, T, B), nh);
-        // V transposed per head: [T, hd, heads, B], as llama.cpp's v_trans cache layout.
-        ggml_tensor * vt = ggml_cont(ctx, ggml_permute(ctx, ggml_reshape_4d(ctx, contiguous(v), hd, nkv, T, B), 1, 2, 0, 3));
-        vt = repeat_kv(ctx, vt, nh);
-
-        ggml_tensor * kq = tag(ggml_mul_mat(ctx, k4, q4), "kq", il); // [T_k, T_q, nh, B]
-        ggml_mul_mat_set_prec(kq, GGML_PREC_F32);
-        // ALiBi's biases come in the mask (set_causal_mask)
-        kq = ggml_soft_max_ext(ctx, kq, hp.swa_l[il] ? in.kq_mask_swa : in.kq_mask, kq_scale, 0.0f);
-        if (L.attn_sinks) ggml_soft_max_add_sinks(kq, L.attn_sinks); // its backward to kq is softmax's own
-        tag(kq, "kq_soft_max", il);
-        ggml_tensor * kqv = tag(ggml_mul_mat(ctx, vt, kq), "kqv", il); // [hd, T_q, nh, B]
-        cur = ggml_cont_2d(ctx, ggml_permute(ctx, kqv, 0, 2, 1, 3), (int64_t) hd * nh, N);
-        if (L.attn_sub_norm) cur = tag(rms(ctx, cur, L.attn_sub_norm, hp.rms_eps), "attn_sub_norm", il);
-        cur = tag(add_bias(ctx, lora_mm(ctx, ad, L.wo, cur, shared), L.bo), "attn_out", il);
-        if (L.attn_post_norm) cur = tag(rms(ctx, cur, L.attn_post_norm, hp.rms_eps), "attn_post_norm", il);
-
-        // PLaMo: the FFN reads the attention's input norm and both outputs join the residual.
-        ggml_tensor * ffn_inp = hp.parallel_ffn ? cur : tag(ggml_add(ctx, residual(cur), inpL), "ffn_inp", il);
-        cur = hp.parallel_ffn ? attn_in : tag(pre_norm(ffn_inp, L.ffn_norm), "ffn_norm", il);
-        ggml_tensor * up = tag(add_bias(ctx, lora_mm(ctx, ad, L.ffn_up, cur, shared), L.b_up), "ffn_up", il);
-        if (hp.ffn_relu2) {
-            cur = tag(ggml_sqr(ctx, ggml_relu(ctx, up)), "ffn_act", il);
-        } else if (L.ffn_gate) {
-            ggml_tensor * gate = tag(add_bias(ctx, lora_mm(ctx, ad, L.ffn_gate, cur, shared), L.b_gate), "ffn_gate", il);
-            // SwiGLU as llama.cpp builds it; its backward recomputes silu(gate) instead of keeping it
-            cur = tag(ggml_swiglu_split(ctx, gate, up), "ffn_act", il);
-        } else {
-            // gate and up fused (ChatGLM, GLM-4): llama.cpp's one-input SwiGLU over the two halves,
-            // built split since only the split form has a backward in ggml
-            const int64_t nff = up->ne[0] / 2;
-            ggml_tensor * g = ggml_view_2d(ctx, up, nff, N, up->nb[1], 0);
-            ggml_tensor * u = ggml_view_2d(ctx, up, nff, N, up->nb[1], nff * ggml_element_size(up));
-            cur = tag(ggml_swiglu_split(ctx, g, u), "ffn_act", il);
-        }
-        if (L.ffn_sub_norm) cur = tag(rms(ctx, cur, L.ffn_sub_norm, hp.rms_eps), "ffn_sub_norm", il);
-        cur = tag(add_bias(ctx, lora_mm(ctx, ad, L.ffn_down, cur, shared), L.b_down), "ffn_out", il);
-        if (L.ffn_post_norm) cur = tag(rms(ctx, cur, L.ffn_post_norm, hp.rms_eps), "ffn_post_norm", il);
+        const LayerCtx c{ ctx, m, ad, in, shared, T, B, il };
+        ggml_tensor * attn_in = pre_norm(inpL, L.attn_norm, "attn_norm", il);
+        ggml_tensor * attn = attention(c, attn_in);
         if (hp.parallel_ffn) {
-            inpL = tag(ggml_add(ctx, ggml_add(ctx, cur, ffn_inp), inpL), "l_out", il);
+            // PLaMo: the FFN reads the attention's input norm and both outputs join the residual
+            inpL = tag(ggml_add(ctx, ggml_add(ctx, ffn(c, attn_in), attn), inpL), "l_out", il);
         } else {
-            inpL = tag(ggml_add(ctx, residual(cur), ffn_inp), "l_out", il);
+            ggml_tensor * ffn_inp = tag(ggml_add(ctx, residual(attn), inpL), "ffn_inp", il);
+            ggml_tensor * out = ffn(c, pre_norm(ffn_inp, L.ffn_norm, "ffn_norm", il));
+            inpL = tag(ggml_add(ctx, residual(out), ffn_inp), "l_out", il);
         }
         if (L.out_scale) inpL = tag(ggml_add(ctx, inpL, ggml_mul(ctx, embd, L.out_scale)), "l_out_skip", il);
     }
