@@ -229,9 +229,10 @@ static ggml_tensor * ffn(const LayerCtx & c, ggml_tensor * x) {
         cur = ggml_swiglu_split(ctx, gate, up);
     } else {
         // gate and up fused (ChatGLM, GLM-4): llama.cpp's one-input SwiGLU over the two halves,
-        // built split since only the split form has a backward in ggml
+        // built split since only the split form has a backward in ggml. The gate half is copied:
+        // the backward applies SILU to it, which CUDA runs on contiguous tensors only.
         const int64_t nff = up->ne[0] / 2, N = up->ne[1];
-        cur = ggml_swiglu_split(ctx, ggml_view_2d(ctx, up, nff, N, up->nb[1], 0),
+        cur = ggml_swiglu_split(ctx, ggml_cont(ctx, ggml_view_2d(ctx, up, nff, N, up->nb[1], 0)),
                                 ggml_view_2d(ctx, up, nff, N, up->nb[1], nff * ggml_element_size(up)));
     }
     tag(cur, "ffn_act", il);
