@@ -113,12 +113,10 @@ struct Harness {
         const size_t gsize = training_graph_size(m.hp.n_layer);
         ctx = ggml_init({ ggml_tensor_overhead() * gsize * 3 + 3 * ggml_graph_overhead_custom(gsize, true), nullptr, true });
         for (ggml_tensor * t : ad.trainable()) ggml_set_param(t);
-        in = make_forward_inputs(ctx, m.hp, T, 1);
-        li = make_loss_inputs(ctx, T);
-        in.row_mask = li.loss_mask;
-        ggml_tensor * loss = build_loss(ctx, build_forward(ctx, m, &ad, in, T, 1), li, m.hp.n_vocab, T);
-        ggml_set_output(loss);
-        ggml_set_loss(loss);
+        const TrainingLoss tl = build_training_loss(ctx, m, ad, T, 1);
+        in = tl.in;
+        li = tl.li;
+        ggml_tensor * loss = tl.loss;
         ggml_cgraph * gf = ggml_new_graph_custom(ctx, gsize, true);
         ggml_build_forward_expand(gf, loss);
 

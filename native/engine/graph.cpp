@@ -279,6 +279,17 @@ ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone
     return logits;
 }
 
+TrainingLoss build_training_loss(ggml_context * ctx, const hone_model & m, const hone_adapter & ad, int T, int B) {
+    TrainingLoss t;
+    t.in = make_forward_inputs(ctx, m.hp, T, B);
+    t.li = make_loss_inputs(ctx, T * B);
+    t.in.row_mask = t.li.loss_mask;
+    t.loss = build_loss(ctx, build_forward(ctx, m, &ad, t.in, T, B), t.li, m.hp.n_vocab, T * B);
+    ggml_set_output(t.loss);
+    ggml_set_loss(t.loss);
+    return t;
+}
+
 LossInputs make_loss_inputs(ggml_context * ctx, int n_rows) {
     LossInputs li;
     li.targets = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, n_rows);

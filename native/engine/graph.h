@@ -60,6 +60,16 @@ LossInputs make_loss_inputs(ggml_context * ctx, int n_rows);
 // instead of n_vocab*T*B floats.
 ggml_tensor * build_loss(ggml_context * ctx, ggml_tensor * logits, const LossInputs & li, int n_vocab, int n_rows);
 
+struct TrainingLoss {
+    ForwardInputs in;
+    LossInputs li;
+    ggml_tensor * loss = nullptr; // flagged as the graph's output and loss
+};
+
+// The loss of B sequences of T tokens through the model and adapter, with its inputs (the
+// loss mask also zeroes masked rows before the head): what training and the gradient check share.
+TrainingLoss build_training_loss(ggml_context * ctx, const hone_model & m, const hone_adapter & ad, int T, int B);
+
 // Uploads the causal mask for T tokens. With ALiBi each head's plane holds its bias,
 // slope * -(distance), with ggml's slopes: ggml has no backward for SOFT_MAX's own ALiBi, so
 // the graph adds the same bias through the mask instead.

@@ -71,13 +71,10 @@ static void build_graphs(hone_trainer & tr) {
 
     for (ggml_tensor * t : ad.trainable()) ggml_set_param(t);
     tr.frozen_param = mark_frozen_param(tr);
-    tr.in = make_forward_inputs(ctx, m.hp, tr.T, tr.B);
-    tr.li = make_loss_inputs(ctx, tr.T * tr.B);
-    tr.in.row_mask = tr.li.loss_mask;
-    ggml_tensor * logits = build_forward(ctx, m, &ad, tr.in, tr.T, tr.B);
-    tr.loss = build_loss(ctx, logits, tr.li, m.hp.n_vocab, tr.T * tr.B);
-    ggml_set_output(tr.loss);
-    ggml_set_loss(tr.loss);
+    const TrainingLoss tl = build_training_loss(ctx, m, ad, tr.T, tr.B);
+    tr.in = tl.in;
+    tr.li = tl.li;
+    tr.loss = tl.loss;
 
     tr.gf = ggml_new_graph_custom(ctx, gsize, true);
     ggml_build_forward_expand(tr.gf, tr.loss);
