@@ -257,8 +257,9 @@ int cmd_probe_arch(int argc, char ** argv) {
         m.kv[A + k] = guess(k);
     }
     if (a.flag("experts")) add_experts(m); // for loaders that abort rather than complain without experts
-    // --kv name=N[,name=a:b:...]: keys under the architecture set before the first load (a
-    // partial rotary dimension, per-layer head counts), kept unless the loader rejects them.
+    // --kv name=N[,name=1.5][,name=a:b:...]: keys under the architecture set before the first
+    // load (a partial rotary dimension, per-layer head counts, a soft cap), kept unless the
+    // loader rejects them.
     const std::string kvs = a.str("kv", "");
     for (size_t pos = 0; pos < kvs.size();) {
         const size_t end = std::min(kvs.find(',', pos), kvs.size());
@@ -266,11 +267,15 @@ int cmd_probe_arch(int argc, char ** argv) {
         pos = end + 1;
         const size_t eq = kv.find('=');
         const std::string vals = eq == std::string::npos ? "" : kv.substr(eq + 1);
-        if (eq == 0 || vals.empty() || vals.find_first_not_of("0123456789:") != std::string::npos) {
-            throw UsageError("--kv takes name=unsigned or name=a:b:... (an integer array), got '" + kv + "'");
+        if (eq == 0 || vals.empty() || vals.find_first_not_of("0123456789:.") != std::string::npos ||
+            (vals.find('.') != std::string::npos && vals.find(':') != std::string::npos)) {
+            throw UsageError("--kv takes name=unsigned, name=decimal (with a '.') or name=a:b:... (an integer array), got '" + kv + "'");
         }
         Value v;
-        if (vals.find(':') == std::string::npos) {
+        if (vals.find('.') != std::string::npos) {
+            v.type = GGUF_TYPE_FLOAT32;
+            v.num = std::stod(vals);
+        } else if (vals.find(':') == std::string::npos) {
             v.num = std::stod(vals);
         } else {
             v.type = GGUF_TYPE_INT32;

@@ -21,10 +21,10 @@ static const std::set<std::string> & ops_with_backward() {
         "MEAN", "REPEAT", "REPEAT_BACK", "RMS_NORM", "MUL_MAT", "SCALE", "SET", "CPY", "CONT", "RESHAPE", "VIEW", "PERMUTE",
         "TRANSPOSE", "GET_ROWS", "DIAG_MASK_INF", "DIAG_MASK_ZERO", "SOFT_MAX", "ROPE", "IM2COL", "POOL_2D", "WIN_PART",
         "WIN_UNPART", "CROSS_ENTROPY_LOSS", "COUNT",
-        // UNARY sub-ops
-        "ABS", "SGN", "NEG", "STEP", "RELU", "SILU", "EXP", "EXPM1", "SOFTPLUS",
-        // GLU sub-ops
-        "SWIGLU",
+        // UNARY sub-ops (GELU and TANH: Hone patch 0005)
+        "ABS", "SGN", "NEG", "STEP", "RELU", "SILU", "EXP", "EXPM1", "SOFTPLUS", "GELU", "TANH",
+        // GLU sub-ops, split form (GEGLU: Hone patch 0005)
+        "SWIGLU", "GEGLU",
     };
     return s;
 }

@@ -142,6 +142,7 @@ struct Harness {
 
         // A separate forward-only graph for the finite differences: logits, loss in float64 on the host.
         in_fwd = make_forward_inputs(ctx, m.hp, T, 1);
+        in_fwd.smooth_gelu = true;
         dequantized.swap_in(m, ad);
         logits_fwd = build_forward(ctx, m, &ad, in_fwd, T, 1);
         dequantized.restore();

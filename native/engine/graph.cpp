@@ -181,6 +181,7 @@ static void qkv(const LayerCtx & c, ggml_tensor * x, ggml_tensor *& q, ggml_tens
     // Hunyuan, Maincoder, Talkie: norms after RoPE (Talkie's K norm has no weight)
     if (L.q_norm && hp.qk_norm_after_rope) q = c.norm(q, L.q_norm);
     if ((L.k_norm || hp.weightless_norms) && hp.qk_norm_after_rope) k = c.norm(k, L.k_norm);
+    if (hp.q_scale != 0.0f) q = ggml_scale(ctx, q, hp.q_scale); // Gemma; the KQ scale is then 1
 }
 
 // Attention over the micro-batch's own K and V, through attn_output: [n_embd, T*B].
@@ -189,7 +190,7 @@ static ggml_tensor * attention(const LayerCtx & c, ggml_tensor * x) {
     const Hparams & hp = c.m.hp;
     const LayerWeights & L = c.m.layers[c.il];
     const int hd = hp.head_dim, nh = hp.n_head_l[c.il], nkv = hp.n_head_kv_l[c.il], T = c.T, B = c.B, il = c.il;
-    const float kq_scale = hp.attention_scale != 0.0f ? hp.attention_scale : 1.0f / std::sqrt((float) hd);
+    const float kq_scale = hp.q_scale != 0.0f ? 1.0f : hp.attention_scale != 0.0f ? hp.attention_scale : 1.0f / std::sqrt((float) hd);
     ggml_tensor * q, * k, * v;
     qkv(c, x, q, k, v);
     // views of a fused Q/K/V that no RoPE or norm has copied yet
@@ -202,6 +203,9 @@ static ggml_tensor * attention(const LayerCtx & c, ggml_tensor * x) {
 
     ggml_tensor * kq = tag(ggml_mul_mat(ctx, k4, q4), "kq", il); // [T_k, T_q, nh, B]
     ggml_mul_mat_set_prec(kq, GGML_PREC_F32);
+    if (hp.attn_softcap > 0.0f) { // Gemma 2: cap * tanh(scores / cap)
+        kq = ggml_scale(ctx, ggml_tanh(ctx, ggml_scale(ctx, kq, 1.0f / hp.attn_softcap)), hp.attn_softcap);
+    }
     // ALiBi's biases come in the mask (set_causal_mask)
     kq = ggml_soft_max_ext(ctx, kq, hp.swa_l[il] ? c.in.kq_mask_swa : c.in.kq_mask, kq_scale, 0.0f);
     if (L.attn_sinks) ggml_soft_max_add_sinks(kq, L.attn_sinks); // its backward to kq is softmax's own
@@ -225,8 +229,14 @@ static ggml_tensor * ffn(const LayerCtx & c, ggml_tensor * x) {
         cur = ggml_sqr(ctx, ggml_relu(ctx, up));
     } else if (L.ffn_gate) {
         ggml_tensor * gate = tag(add_bias(ctx, c.mm(L.ffn_gate, x), L.b_gate), "ffn_gate", il);
-        // SwiGLU as llama.cpp builds it; its backward recomputes silu(gate) instead of keeping it
-        cur = ggml_swiglu_split(ctx, gate, up);
+        // SwiGLU (GEGLU for Gemma) as llama.cpp builds it; the backward recomputes the activation
+        if (c.m.hp.ffn_geglu && c.in.smooth_gelu) {
+            // 0.5 g (1 + tanh(c (g + a g^3))): the function ggml's GELU tabulates
+            ggml_tensor * inner = ggml_mul(ctx, gate, ggml_scale_bias(ctx, ggml_sqr(ctx, gate), 0.7978845608f * 0.044715f, 0.7978845608f));
+            cur = ggml_mul(ctx, ggml_mul(ctx, gate, ggml_scale_bias(ctx, ggml_tanh(ctx, inner), 0.5f, 0.5f)), up);
+        } else {
+            cur = c.m.hp.ffn_geglu ? ggml_geglu_split(ctx, gate, up) : ggml_swiglu_split(ctx, gate, up);
+        }
     } else {
         // gate and up fused (ChatGLM, GLM-4): llama.cpp's one-input SwiGLU over the two halves,
         // built split since only the split form has a backward in ggml. The gate half is copied:
@@ -273,6 +283,9 @@ ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone
     ggml_tensor * cur = rms(ctx, inpL, m.output_norm, hp.rms_eps);
     if (in.row_mask) cur = ggml_mul(ctx, cur, in.row_mask);
     ggml_tensor * logits = lora_mm(ctx, ad, m.output, cur, shared);
+    if (hp.final_softcap > 0.0f) {
+        logits = ggml_scale(ctx, ggml_tanh(ctx, ggml_scale(ctx, logits, 1.0f / hp.final_softcap)), hp.final_softcap);
+    }
     if (hp.logit_multiply) logits = ggml_scale(ctx, logits, hp.logit_scale);
     else if (hp.logit_scale != 0.0f && hp.logit_scale != 1.0f) logits = ggml_scale(ctx, logits, 1.0f / hp.logit_scale);
     ggml_set_name(logits, "logits");

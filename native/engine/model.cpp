@@ -124,6 +124,7 @@ static std::vector<int> layer_array(const hone_model & m, const std::string & ke
 }
 
 static void read_layer_positions(hone_model & m, bool nope_every_4th, bool plamo3, bool granite_swa) {
+    const bool gemma3 = m.hp.arch_name == "gemma3", gemma2 = m.hp.arch_name == "gemma2";
     Hparams & hp = m.hp;
     const gguf_context * g = m.gguf;
     const std::string a = hp.arch_name + ".";
@@ -149,13 +150,14 @@ static void read_layer_positions(hone_model & m, bool nope_every_4th, bool plamo
         return;
     }
     const bool olmo3 = hp.arch_name == "olmo2" && window > 0, exaone4_32b = hp.arch_name == "exaone4" && n == 64;
-    if (!olmo3 && !exaone4_32b && !(plamo3 && window > 0)) return;
-    hp.n_swa = exaone4_32b && window == 0 ? 4096 : (int) window;
+    const bool own_swa_base = (plamo3 || gemma3) && window > 0; // PLaMo 3, Gemma 3
+    if (!olmo3 && !exaone4_32b && !own_swa_base && !gemma2) return;
+    hp.n_swa = (exaone4_32b || gemma2) && window == 0 ? 4096 : (int) window; // llama.cpp's defaults for both
     const int64_t pk = gguf_find_key(g, (a + "attention.sliding_window_pattern").c_str());
     if (pk >= 0 && gguf_get_kv_type(g, pk) == GGUF_TYPE_ARRAY) {
         fail(HONE_E_UNSUPPORTED, "%s: a per-layer '%sattention.sliding_window_pattern' array cannot train yet", m.path.c_str(), a.c_str());
     }
-    const uint32_t period = gguf_u32(g, a + "attention.sliding_window_pattern", false, plamo3 ? 8 : 4);
+    const uint32_t period = gguf_u32(g, a + "attention.sliding_window_pattern", false, plamo3 ? 8 : gemma3 ? 6 : gemma2 ? 2 : 4);
     for (int il = 0; il < n; il++) hp.swa_l[il] = period == 0 || il % (int) period < (int) period - 1;
     for (int il = 0; il < n; il++) {
         if (!hp.swa_l[il]) {
@@ -163,7 +165,8 @@ static void read_layer_positions(hone_model & m, bool nope_every_4th, bool plamo
             continue;
         }
         if (olmo3) hp.rope_scale_l[il] = 1.0f; // OLMo 3's windowed layers: plain RoPE, no scaling
-        if (plamo3) {
+        if (gemma2) hp.rope_base_l[il] = gguf_f32(g, a + "rope.freq_base_swa", hp.rope_freq_base); // its own base if given
+        if (own_swa_base) {
             // llama.cpp's windowed-layer base: the file's, else its default of 10000 (not the global base)
             hp.rope_base_l[il] = gguf_f32(g, a + "rope.freq_base_swa", 10000.0f);
             hp.rope_scale_l[il] = 1.0f;
@@ -197,7 +200,8 @@ static void read_hparams(hone_model & m) {
         QKV_THIRDS = 32768,     // CogVLM: a fused Q/K/V of three equal parts, whatever the KV head count
         SWA_PLAMO3 = 131072,
         ROPE_ALPHA = 262144,
-        GRANITE_SWA = 524288,   // Granite 4: Granite's scales, windowed layers by a per-layer pattern, attention sinks    // HunYuan-VL: NTK-aware base, base * alpha^(d / (d - 2)) with rope.scaling.alpha    // PLaMo 3: sliding_window > 0 makes 7 of every 8 layers windowed, with their own RoPE base
+        GRANITE_SWA = 524288,
+        GEMMA = 1048576,        // embeddings times sqrt(n_embd), GEGLU, Q scaled after RoPE (and Gemma 3's windows, soft cap)   // Granite 4: Granite's scales, windowed layers by a per-layer pattern, attention sinks    // HunYuan-VL: NTK-aware base, base * alpha^(d / (d - 2)) with rope.scaling.alpha    // PLaMo 3: sliding_window > 0 makes 7 of every 8 layers windowed, with their own RoPE base
         // GLM-4: the pinned llama.cpp sets F32 precision on the attn_output and ffn_down products,
         // which asserts when an adapter has made them additions: such LoRAs cannot be loaded there
         NO_LORA_OUT_DOWN = 65536,
@@ -227,6 +231,8 @@ static void read_hparams(hone_model & m) {
         { "bitnet", Arch::LLAMA, GGML_ROPE_TYPE_NEOX, ALWAYS_TIED }, { "openelm", Arch::QWEN3, GGML_ROPE_TYPE_NEOX, ALWAYS_TIED },
         { "plamo3", Arch::QWEN3, GGML_ROPE_TYPE_NEOX, SANDWICH | SWA_PLAMO3 },
         { "granite_swa", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, GRANITE_SWA },
+        { "gemma", Arch::LLAMA, GGML_ROPE_TYPE_NEOX, GEMMA }, { "gemma3", Arch::QWEN3, GGML_ROPE_TYPE_NEOX, GEMMA | SANDWICH },
+        { "gemma2", Arch::LLAMA, GGML_ROPE_TYPE_NEOX, GEMMA | SANDWICH },
         { "hunyuan_vl", Arch::QWEN3, GGML_ROPE_TYPE_NEOX, QK_NORM_AFTER_ROPE | OPTIONAL_MROPE | ROPE_ALPHA },
     };
     unsigned traits = 0;
@@ -340,6 +346,19 @@ static void read_hparams(hone_model & m) {
         hp.rope_freq_scale = 1.0f;
     }
     read_layer_positions(m, traits & NOPE_EVERY_4TH, traits & SWA_PLAMO3, traits & GRANITE_SWA);
+    if (traits & GEMMA) {
+        hp.embedding_scale = std::sqrt((float) hp.n_embd);
+        hp.ffn_geglu = true;
+        // The 27B sizes (Gemma 2: 46 layers, Gemma 3: 62) scale Q by n_embd / n_head, the others by the head size
+        const bool g27b = (hp.arch_name == "gemma3" && hp.n_layer == 62) || (hp.arch_name == "gemma2" && hp.n_layer == 46);
+        hp.q_scale = 1.0f / std::sqrt(g27b ? (float) (hp.n_embd / hp.n_head) : (float) hp.head_dim);
+        // soft caps with llama.cpp's defaults: Gemma 2 always caps (50 on scores, 30 on logits), Gemma 3 when the file says
+        if (hp.arch_name == "gemma3") hp.final_softcap = gguf_f32(g, a + "final_logit_softcapping", 0.0f);
+        if (hp.arch_name == "gemma2") {
+            hp.final_softcap = gguf_f32(g, a + "final_logit_softcapping", 30.0f);
+            hp.attn_softcap = gguf_f32(g, a + "attn_logit_softcapping", 50.0f);
+        }
+    }
     if (traits & TALKIE) {
         if (gguf_find_key(g, (a + "logit_scale").c_str()) < 0) fail(HONE_E_FORMAT, "%s: missing metadata key '%slogit_scale'", m.path.c_str(), a.c_str());
         hp.logit_scale = gguf_f32(g, a + "logit_scale", 1.0f);

@@ -51,6 +51,10 @@ struct Hparams {
     bool qk_norm_after_rope = false; // Hunyuan normalises Q and K after RoPE, Qwen3 before
     bool qk_norm_whole = false;      // OLMo 2: Q/K norms span the whole projection, not one head
     bool ffn_relu2 = false;          // Arcee: FFN = down(relu(up x)^2), no gate
+    bool ffn_geglu = false;          // Gemma: GELU (tanh form) on the gate instead of SiLU
+    float q_scale = 0.0f;            // Gemma: Q times this after RoPE, and the KQ scale 1 (0: not used)
+    float final_softcap = 0.0f;      // Gemma 2, Gemma 3 (optional): logits = cap * tanh(logits / cap) (0: not used)
+    float attn_softcap = 0.0f;       // Gemma 2: attention scores = cap * tanh(scores / cap) before the softmax
     bool sandwich_norms = false;     // GLM-4: norms after attention and FFN as well as before
     bool qkv_thirds = false;         // CogVLM: fused Q/K/V in three equal parts (K and V at 1/3 and 2/3)
     bool no_lora_out_down = false;   // GLM-4: llama.cpp cannot apply a LoRA to attn_output or ffn_down

@@ -1,6 +1,8 @@
 /**
  * Kernels our patches change on the CPU backend, checked where test-backend-ops cannot
- * (it compares other backends against the CPU, so a CPU-only build runs none of its cases).
+ * (it compares other backends against the CPU, so a CPU-only build runs none of its cases),
+ * and the backward passes patch 0005 adds, through test-backend-ops' grad mode, which does run
+ * on the CPU (analytic gradients against finite differences).
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -12,4 +14,16 @@ test('OUT_PROD with a quantized src0 (patch 0001) matches a float64 reference an
   assert.ok(lines.length >= 8, r.stdout);
   for (const l of lines) assert.match(l, /^ok out_prod /, l);
   assert.equal(r.code, 0);
+});
+
+test('backward of GELU, TANH and split GEGLU (patch 0005): test-backend-ops grad cases pass on the CPU', () => {
+  for (const op of ['GELU', 'TANH', 'GEGLU']) {
+    const r = run(bin('test-backend-ops'), ['grad', '-o', op, '-b', 'CPU']);
+    const out = r.stdout.replace(/\x1b\[[0-9;]*m/g, '');
+    assert.equal(r.code, 0, out + r.stderr);
+    // every F32 case of the op ran its backward and agreed (F16 ones are not differentiable in ggml)
+    const ok = out.split('\n').filter((l) => l.includes(`${op}(type=f32`) && l.trim().endsWith(': OK'));
+    assert.ok(ok.length >= 4, `${op}: ${ok.length} cases OK\n${out}`);
+    assert.doesNotMatch(out, /FAIL/);
+  }
 });
