@@ -2,7 +2,7 @@
 # GPU runs for the CUDA work, on a machine with nvcc, cmake and ninja but no Node and no
 # network. Builds ggml-cuda + hone-train + test-backend-ops from the llama.cpp bundle with
 # our patches, then runs the stages named on the command line, logging under $OUT.
-#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs]
+#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops]
 # Inputs (ignored by git, carried to the machine): .device/gitRelease.bundle (from the pinned
 # node-llama-cpp tarball), .device/text.txt (training text) and optionally .device/native.tar
 # (`git archive HEAD native`: build a committed snapshot instead of the working tree).
@@ -160,6 +160,13 @@ types)
       --steps 4 --ctx 512 --rank 8 --alpha 16 --json > "$out/types-$arch-$type.jsonl" 2>> "$out/types.log"
     log "$arch $type: exit $? $(python3 "$native/scripts/ops-summary.py" "$out/types-$arch-$type/ops.json" "$out/types-$arch-$type.jsonl" 2>&1 | head -1)"
   done; done
+  ;;
+grad-ops)
+  # Patch 0005: the GELU, TANH and split GEGLU backward graphs on CUDA against finite differences.
+  for op in GELU TANH GEGLU; do
+    timeout 120 "$bin/test-backend-ops" grad -b CUDA0 -o "$op" > "$out/grad-$op.log" 2>&1
+    log "grad $op: $(grep -E 'tests passed' "$out/grad-$op.log" | tail -1 | sed 's/^ *//'), $(grep -c "$op(type=f32.*OK" "$out/grad-$op.log") f32 cases OK, $(grep -c 'FAIL' "$out/grad-$op.log") FAIL"
+  done
   ;;
 archs)
   # The layouts issue 3 added (fused Q/K/V, fused gate/up, partial RoPE, ALiBi through the mask,
