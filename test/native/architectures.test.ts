@@ -15,8 +15,13 @@ const TEXT = 'Once upon a time, there was a little dog named Max. He loved to ru
 
 // name -> the architecture and the keys set before probing (what each case pins down)
 // floor: the gradient check's floor where norms after attention and FFN curve the loss (as for
-// OLMo 2 in gradients.test.ts: central differences at eps 1e-2 are off by ~1e-2 near 1e-3)
-const CASES: Record<string, { arch: string; kv?: string; floor?: string }> = {
+// OLMo 2 in gradients.test.ts: central differences at eps 1e-2 are off by ~1e-2 near 1e-3).
+// fwd: the F32 forward bound where it is not 1e-5: ggml's CPU GELU (the Gemmas' GEGLU) rounds its
+// input to fp16 for a table lookup, so a last-bit difference upstream can move an activation by
+// one fp16 step (observed: up to 1.2e-4 relative on the logits).
+const GELU_TABLE = 1e-3;
+// steps, lr: Gemma 2 (norms after every block, soft caps) moves the probe's loss more slowly.
+const CASES: Record<string, { arch: string; kv?: string; floor?: string; fwd?: number; lr?: string; steps?: string }> = {
   qwen: { arch: 'qwen' },                                             // fused Q/K/V with a bias, NeoX RoPE
   refact: { arch: 'refact' },                                         // ALiBi, no RoPE
   baichuan: { arch: 'baichuan' },                                     // llama.cpp: neither RoPE nor ALiBi at this depth
@@ -36,12 +41,12 @@ const CASES: Record<string, { arch: string; kv?: string; floor?: string }> = {
   'granite_swa-patterns': { arch: 'granite_swa', kv: 'attention.sliding_window=3,attention.sliding_window_pattern=1:0,attention.rope_pattern=0:1' },
   hunyuan_vl: { arch: 'hunyuan_vl' },                                 // Hunyuan's graph (Q/K norms after RoPE)
   'hunyuan_vl-xdrope': { arch: 'hunyuan_vl', kv: 'rope.dimension_sections=2:2:2:0' }, // M-RoPE over text positions
-  gemma: { arch: 'gemma' },                                           // GEGLU (patch 0005), embeddings times sqrt(n_embd), Q scaled
-  gemma3: { arch: 'gemma3', floor: '5e-3' },                          // Gemma's plus Q/K norms and norms before and after
+  gemma: { arch: 'gemma', fwd: GELU_TABLE },                                           // GEGLU (patch 0005), embeddings times sqrt(n_embd), Q scaled
+  gemma3: { arch: 'gemma3', floor: '5e-3', fwd: GELU_TABLE },                          // Gemma's plus Q/K norms and norms before and after
   // 5 of every 6 layers windowed (here: layer 0 of 2) with their own RoPE base; logits soft-capped (TANH, patch 0005)
-  'gemma3-swa': { arch: 'gemma3', kv: 'attention.sliding_window=3,attention.sliding_window_pattern=2,rope.freq_base_swa=500,final_logit_softcapping=3.0' },
-  gemma2: { arch: 'gemma2', floor: '5e-3' },                          // soft-capped scores and logits (TANH), every other layer windowed
-  'gemma2-caps': { arch: 'gemma2', kv: 'attention.sliding_window=3,rope.freq_base_swa=500,attn_logit_softcapping=2.0,final_logit_softcapping=3.0' },
+  'gemma3-swa': { arch: 'gemma3', fwd: GELU_TABLE, kv: 'attention.sliding_window=3,attention.sliding_window_pattern=2,rope.freq_base_swa=500,final_logit_softcapping=3.0' },
+  gemma2: { arch: 'gemma2', floor: '5e-3', fwd: GELU_TABLE, lr: '1.5e-1', steps: '16' },                          // soft-capped scores and logits (TANH), every other layer windowed
+  'gemma2-caps': { arch: 'gemma2', fwd: GELU_TABLE, kv: 'attention.sliding_window=3,rope.freq_base_swa=500,attn_logit_softcapping=2.0,final_logit_softcapping=3.0' },
   'plamo3-swa': { arch: 'plamo3', kv: 'attention.sliding_window=3,attention.sliding_window_pattern=2,rope.freq_base_swa=500' },
 };
 
@@ -61,7 +66,7 @@ describe('architectures made from their loaders: forward equals llama.cpp, gradi
 
       const fwd = honeTrain(['check-forward', '--model', f32, '--perturb-b', '0.05', '--text', TEXT, '--json']);
       assert.equal(fwd.code, 0, fwd.stderr);
-      assert.ok(fwd.events[0].max_rel_diff <= 1e-5, JSON.stringify(fwd.events[0]));
+      assert.ok(fwd.events[0].max_rel_diff <= (c.fwd ?? 1e-5), JSON.stringify(fwd.events[0]));
 
       const q8 = join(dir, `${name}-q8_0.gguf`);
       const q = run(bin('llama-quantize'), [f32, q8, 'Q8_0']);
@@ -77,8 +82,8 @@ describe('architectures made from their loaders: forward equals llama.cpp, gradi
       assert.ok(summary.checked >= 5 && summary.vector_rel_error < 1e-3, JSON.stringify(summary));
 
       // the probe's weights are small (logits near zero, loss near ln 32000): 8 steps move it by tenths
-      const r = honeTrain(['--model', f32, '--data', data, '--out', join(dir, `${name}-run`), '--steps', '8', '--ctx', '32',
-        '--lr', '5e-2', '--json']);
+      const r = honeTrain(['--model', f32, '--data', data, '--out', join(dir, `${name}-run`), '--steps', c.steps ?? '8', '--ctx', '32',
+        '--lr', c.lr ?? '5e-2', '--json']);
       assert.equal(r.code, 0, r.stderr);
       const losses = r.events.filter((e) => e.type === 'step').map((e) => e.loss);
       assert.ok(losses.at(-1) < losses[0] - 0.15, `loss ${losses[0]} -> ${losses.at(-1)}`);
