@@ -119,6 +119,9 @@ struct hone_model {
 };
 
 namespace hone {
+// Reads m.gguf's architecture and hyperparameters into m.hp (hparams.cpp); refuses, naming the
+// file and the key, what the training graph does not build.
+void read_hparams(hone_model & m);
 // Selects and initialises backends for a request ("auto", "cpu", "cuda", "metal").
 void init_backends(Backends & b, const std::string & request, int n_threads);
 // Silences llama.cpp/ggml logging unless HONE_VERBOSE is set.
