@@ -1,5 +1,6 @@
 #include "args.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 Args::Args(int argc, char ** argv, int first, const std::set<std::string> & options, const std::set<std::string> & flags) {
@@ -45,4 +46,19 @@ double Args::number(const std::string & k, double def) const {
     const double x = strtod(v.c_str(), &end);
     if (v.empty() || *end) throw UsageError("option '--" + k + "' expects a number, got '" + v + "'");
     return x;
+}
+
+std::vector<KvItem> split_kv_list(const std::string & list) {
+    std::vector<KvItem> out;
+    for (size_t pos = 0; pos < list.size();) {
+        const size_t end = std::min(list.find(',', pos), list.size());
+        KvItem kv;
+        kv.item = list.substr(pos, end - pos);
+        const size_t eq = kv.item.find('=');
+        kv.name = kv.item.substr(0, eq);
+        kv.value = eq == std::string::npos ? "" : kv.item.substr(eq + 1);
+        out.push_back(kv);
+        pos = end + 1;
+    }
+    return out;
 }

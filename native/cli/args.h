@@ -13,6 +13,11 @@ struct UsageError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// One item of a "--kv a=1,b=2:3" list (make-model, probe-arch): the item as written, and its
+// name and value around the first '=' (both empty-checked by the caller, which names the item).
+struct KvItem { std::string item, name, value; };
+std::vector<KvItem> split_kv_list(const std::string & list);
+
 class Args {
   public:
     // `flags` take no value; every other --name takes one.

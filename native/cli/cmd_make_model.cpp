@@ -220,16 +220,12 @@ int cmd_make_model(int argc, char ** argv) {
     }
     // --kv name=value[,name=value]: extra unsigned keys under the architecture's prefix, for
     // files a loader must refuse (e.g. nanbeige's num_loops).
-    const std::string kvs = a.str("kv", "");
-    for (size_t pos = 0; pos < kvs.size();) {
-        const size_t end = std::min(kvs.find(',', pos), kvs.size());
-        const std::string kv = kvs.substr(pos, end - pos), value = kv.substr(std::min(kv.find('='), kv.size()));
-        pos = end + 1;
-        if (value.size() < 2 || value.size() == kv.size() || value.find_first_not_of("0123456789", 1) != std::string::npos) {
+    for (const KvItem & kv : split_kv_list(a.str("kv", ""))) {
+        if (kv.name.empty() || kv.value.empty() || kv.value.find_first_not_of("0123456789") != std::string::npos) {
             gguf_free(g);
-            throw UsageError("--kv takes name=unsigned[,name=unsigned], got '" + kv + "'");
+            throw UsageError("--kv takes name=unsigned[,name=unsigned], got '" + kv.item + "'");
         }
-        gguf_set_val_u32(g, (A + kv.substr(0, kv.size() - value.size())).c_str(), (uint32_t) std::stoul(value.substr(1)));
+        gguf_set_val_u32(g, (A + kv.name).c_str(), (uint32_t) std::stoul(kv.value));
     }
     gguf_set_val_f32(g, (A + "rope.freq_base").c_str(), s.arch == "llama" ? 10000.0f : 1000000.0f);
     gguf_set_val_f32(g, (A + "attention.layer_norm_rms_epsilon").c_str(), s.arch == "llama" ? 1e-5f : 1e-6f);

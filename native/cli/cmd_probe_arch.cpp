@@ -260,16 +260,11 @@ int cmd_probe_arch(int argc, char ** argv) {
     // --kv name=N[,name=1.5][,name=a:b:...]: keys under the architecture set before the first
     // load (a partial rotary dimension, per-layer head counts, a soft cap), kept unless the
     // loader rejects them.
-    const std::string kvs = a.str("kv", "");
-    for (size_t pos = 0; pos < kvs.size();) {
-        const size_t end = std::min(kvs.find(',', pos), kvs.size());
-        const std::string kv = kvs.substr(pos, end - pos);
-        pos = end + 1;
-        const size_t eq = kv.find('=');
-        const std::string vals = eq == std::string::npos ? "" : kv.substr(eq + 1);
-        if (eq == 0 || vals.empty() || vals.find_first_not_of("0123456789:.") != std::string::npos ||
+    for (const KvItem & kv : split_kv_list(a.str("kv", ""))) {
+        const std::string & vals = kv.value;
+        if (kv.name.empty() || vals.empty() || vals.find_first_not_of("0123456789:.") != std::string::npos ||
             (vals.find('.') != std::string::npos && vals.find(':') != std::string::npos)) {
-            throw UsageError("--kv takes name=unsigned, name=decimal (with a '.') or name=a:b:... (an integer array), got '" + kv + "'");
+            throw UsageError("--kv takes name=unsigned, name=decimal (with a '.') or name=a:b:... (an integer array), got '" + kv.item + "'");
         }
         Value v;
         if (vals.find('.') != std::string::npos) {
@@ -281,12 +276,12 @@ int cmd_probe_arch(int argc, char ** argv) {
             v.type = GGUF_TYPE_INT32;
             for (size_t i = 0; i <= vals.size();) {
                 const size_t j = std::min(vals.find(':', i), vals.size());
-                if (j == i) throw UsageError("--kv: empty array element in '" + kv + "'");
+                if (j == i) throw UsageError("--kv: empty array element in '" + kv.item + "'");
                 v.given.push_back((int32_t) std::stol(vals.substr(i, j - i)));
                 i = j + 1;
             }
         }
-        m.kv[A + kv.substr(0, eq)] = v;
+        m.kv[A + kv.name] = v;
     }
     llama_log_set(capture_log, nullptr);
     ggml_log_set(capture_log, nullptr);

@@ -12,45 +12,37 @@
 
 namespace hone {
 
-// A count given once for every layer or as an array with one entry per layer (OpenELM).
-static std::vector<int> per_layer(const hone_model & m, const std::string & key, bool required, int def) {
-    const gguf_context * g = m.gguf;
-    const int n = m.hp.n_layer;
-    const int64_t id = gguf_find_key(g, key.c_str());
-    if (id >= 0 && gguf_get_kv_type(g, id) == GGUF_TYPE_ARRAY) {
-        const gguf_type t = gguf_get_arr_type(g, id);
-        if ((t != GGUF_TYPE_INT32 && t != GGUF_TYPE_UINT32) || gguf_get_arr_n(g, id) != (size_t) n) {
-            fail(HONE_E_FORMAT, "%s: '%s' must be one integer or an array of %d integers (one per layer)", m.path.c_str(), key.c_str(), n);
-        }
-        const int32_t * v = (const int32_t *) gguf_get_arr_data(g, id);
-        return std::vector<int>(v, v + n);
-    }
-    if (id < 0 && required) fail(HONE_E_FORMAT, "%s: missing metadata key '%s'", m.path.c_str(), key.c_str());
-    return std::vector<int>(n, id < 0 ? def : (int) gguf_u32(g, key, false));
-}
-
-// RoPE and attention windows per layer, as llama.cpp's loaders set them: SmolLM3 skips RoPE in
-// every 4th layer; OLMo 3 (olmo2 with a window), EXAONE 4 32B and PLaMo 3 window some layers.
-// A per-layer integer array (bool or any integer type) of at least n entries; empty if absent.
-static std::vector<int> layer_array(const hone_model & m, const std::string & key, int n) {
+// A per-layer integer array (bool or any integer width) as a vector of n; empty if the key is
+// absent. llama.cpp reads counts as exactly one entry per layer, patterns as at least that many.
+static std::vector<int> layer_array(const hone_model & m, const std::string & key, int n, bool exact) {
     const gguf_context * g = m.gguf;
     const int64_t id = gguf_find_key(g, key.c_str());
     if (id < 0) return {};
-    const gguf_type t = id >= 0 && gguf_get_kv_type(g, id) == GGUF_TYPE_ARRAY ? gguf_get_arr_type(g, id) : GGUF_TYPE_COUNT;
-    const size_t size = t == GGUF_TYPE_INT32 || t == GGUF_TYPE_UINT32 ? 4 : 1;
-    const bool ints = t == GGUF_TYPE_BOOL || t == GGUF_TYPE_INT8 || t == GGUF_TYPE_UINT8 || t == GGUF_TYPE_INT32 || t == GGUF_TYPE_UINT32;
-    if (!ints || gguf_get_arr_n(g, id) < (size_t) n) {
-        fail(HONE_E_FORMAT, "%s: '%s' must be an integer array with one entry per layer (%d)", m.path.c_str(), key.c_str(), n);
+    const gguf_type t = gguf_get_kv_type(g, id) == GGUF_TYPE_ARRAY ? gguf_get_arr_type(g, id) : GGUF_TYPE_COUNT;
+    const bool wide = t == GGUF_TYPE_INT32 || t == GGUF_TYPE_UINT32;
+    const bool ints = wide || t == GGUF_TYPE_BOOL || t == GGUF_TYPE_INT8 || t == GGUF_TYPE_UINT8;
+    const size_t len = ints ? gguf_get_arr_n(g, id) : 0;
+    if (!ints || len < (size_t) n || (exact && len != (size_t) n)) {
+        fail(HONE_E_FORMAT, "%s: '%s' must be an integer array of %s%d entries (one per layer)", m.path.c_str(), key.c_str(),
+             exact ? "" : "at least ", n);
     }
     const uint8_t * d = (const uint8_t *) gguf_get_arr_data(g, id);
     std::vector<int> v(n);
-    for (int i = 0; i < n; i++) {
-        if (size == 1) v[i] = t == GGUF_TYPE_INT8 ? (int) (int8_t) d[i] : (int) d[i];
-        else v[i] = ((const int32_t *) d)[i];
-    }
+    for (int i = 0; i < n; i++) v[i] = wide ? ((const int32_t *) d)[i] : t == GGUF_TYPE_INT8 ? (int) (int8_t) d[i] : (int) d[i];
     return v;
 }
 
+// A count given once for every layer or as an array with one entry per layer (OpenELM).
+static std::vector<int> per_layer(const hone_model & m, const std::string & key, bool required, int def) {
+    const int64_t id = gguf_find_key(m.gguf, key.c_str());
+    if (id >= 0 && gguf_get_kv_type(m.gguf, id) == GGUF_TYPE_ARRAY) return layer_array(m, key, m.hp.n_layer, true);
+    if (id < 0 && required) fail(HONE_E_FORMAT, "%s: missing metadata key '%s'", m.path.c_str(), key.c_str());
+    return std::vector<int>(m.hp.n_layer, id < 0 ? def : (int) gguf_u32(m.gguf, key, false));
+}
+
+// RoPE and attention windows per layer, as llama.cpp's loaders set them: SmolLM3 skips RoPE in
+// every 4th layer; OLMo 3 (olmo2 with a window), EXAONE 4 32B, PLaMo 3, Granite 4 and the
+// Gemmas window some layers.
 static void read_layer_positions(hone_model & m, bool nope_every_4th, bool plamo3, bool granite_swa) {
     const bool gemma3 = m.hp.arch_name == "gemma3", gemma2 = m.hp.arch_name == "gemma2";
     Hparams & hp = m.hp;
@@ -65,14 +57,14 @@ static void read_layer_positions(hone_model & m, bool nope_every_4th, bool plamo
     const uint32_t window = gguf_u32(g, a + "attention.sliding_window", granite_swa, 0);
     if (granite_swa) {
         // the window pattern is required, the RoPE pattern optional (all layers by default)
-        const std::vector<int> swa = layer_array(m, a + "attention.sliding_window_pattern", n), rope = layer_array(m, a + "attention.rope_pattern", n);
+        const std::vector<int> swa = layer_array(m, a + "attention.sliding_window_pattern", n, false), rope = layer_array(m, a + "attention.rope_pattern", n, false);
         if (swa.empty()) fail(HONE_E_FORMAT, "%s: missing metadata key '%sattention.sliding_window_pattern'", m.path.c_str(), a.c_str());
         hp.n_swa = (int) window;
         for (int il = 0; il < n; il++) {
             hp.swa_l[il] = swa[il] != 0;
             if (!rope.empty()) hp.rope_l[il] = hp.has_rope() && rope[il] != 0;
         }
-        for (int d : layer_array(m, a + "deepstack_mapping", n)) {
+        for (int d : layer_array(m, a + "deepstack_mapping", n, false)) {
             if (d >= 0) fail(HONE_E_UNSUPPORTED, "%s: deepstack inputs ('%sdeepstack_mapping') cannot train yet", m.path.c_str(), a.c_str());
         }
         return;
@@ -86,20 +78,24 @@ static void read_layer_positions(hone_model & m, bool nope_every_4th, bool plamo
         fail(HONE_E_UNSUPPORTED, "%s: a per-layer '%sattention.sliding_window_pattern' array cannot train yet", m.path.c_str(), a.c_str());
     }
     const uint32_t period = gguf_u32(g, a + "attention.sliding_window_pattern", false, plamo3 ? 8 : gemma3 ? 6 : gemma2 ? 2 : 4);
+    // Windowed layers' RoPE: the file's rope.freq_base_swa where given; else Gemma 2 keeps the
+    // global base and PLaMo 3 / Gemma 3 take llama.cpp's default of 10000, both with scale 1.
+    // OLMo 3's keep the base unscaled; EXAONE 4 32B's keep both.
+    const float swa_base = gguf_f32(g, a + "rope.freq_base_swa", own_swa_base ? 10000.0f : hp.rope_freq_base);
     for (int il = 0; il < n; il++) hp.swa_l[il] = period == 0 || il % (int) period < (int) period - 1;
     for (int il = 0; il < n; il++) {
         if (!hp.swa_l[il]) {
             if (exaone4_32b) hp.rope_l[il] = 0; // EXAONE 4's global layers have no RoPE
             continue;
         }
-        if (olmo3) hp.rope_scale_l[il] = 1.0f; // OLMo 3's windowed layers: plain RoPE, no scaling
-        if (gemma2) hp.rope_base_l[il] = gguf_f32(g, a + "rope.freq_base_swa", hp.rope_freq_base); // its own base if given
-        if (own_swa_base) {
-            // llama.cpp's windowed-layer base: the file's, else its default of 10000 (not the global base)
-            hp.rope_base_l[il] = gguf_f32(g, a + "rope.freq_base_swa", 10000.0f);
-            hp.rope_scale_l[il] = 1.0f;
-        }
+        if (own_swa_base || gemma2) hp.rope_base_l[il] = swa_base;
+        if (own_swa_base || olmo3) hp.rope_scale_l[il] = 1.0f;
     }
+}
+
+// Fails naming the file and the key when a key llama.cpp's loader requires is absent.
+static void require_key(const hone_model & m, const std::string & key) {
+    if (gguf_find_key(m.gguf, key.c_str()) < 0) fail(HONE_E_FORMAT, "%s: missing metadata key '%s'", m.path.c_str(), key.c_str());
 }
 
 void read_hparams(hone_model & m) {
@@ -126,13 +122,13 @@ void read_hparams(hone_model & m) {
         ALWAYS_TIED = 8192,     // OpenELM, BitNet: the output head is token_embd even where output.weight exists
         OPTIONAL_MROPE = 16384, // GLM-4: M-RoPE when the file has rope sections, normal RoPE otherwise
         QKV_THIRDS = 32768,     // CogVLM: a fused Q/K/V of three equal parts, whatever the KV head count
-        SWA_PLAMO3 = 131072,
-        ROPE_ALPHA = 262144,
-        GRANITE_SWA = 524288,
-        GEMMA = 1048576,        // embeddings times sqrt(n_embd), GEGLU, Q scaled after RoPE (and Gemma 3's windows, soft cap)   // Granite 4: Granite's scales, windowed layers by a per-layer pattern, attention sinks    // HunYuan-VL: NTK-aware base, base * alpha^(d / (d - 2)) with rope.scaling.alpha    // PLaMo 3: sliding_window > 0 makes 7 of every 8 layers windowed, with their own RoPE base
         // GLM-4: the pinned llama.cpp sets F32 precision on the attn_output and ffn_down products,
         // which asserts when an adapter has made them additions: such LoRAs cannot be loaded there
         NO_LORA_OUT_DOWN = 65536,
+        SWA_PLAMO3 = 131072,    // PLaMo 3: sliding_window > 0 makes 7 of every 8 layers windowed, with their own RoPE base
+        ROPE_ALPHA = 262144,    // HunYuan-VL: NTK-aware base, base * alpha^(d / (d - 2)) with rope.scaling.alpha
+        GRANITE_SWA = 524288,   // Granite 4: Granite's scales, windowed layers by a per-layer pattern, attention sinks
+        GEMMA = 1048576,        // embeddings times sqrt(n_embd), GEGLU, Q scaled after RoPE (and Gemma 2/3's windows, soft caps)
     };
     static const struct { const char * name; Arch arch; int rope; unsigned traits; } KNOWN[] = {
         { "llama", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, 0 },       { "mistral3", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, 0 },
@@ -215,7 +211,7 @@ void read_hparams(hone_model & m) {
     // Granite-style scales, with llama.cpp's defaults for MiniCPM (Granite stores them all).
     const bool minicpm = hp.arch_name == "minicpm", granite = hp.arch_name == "granite" || (traits & GRANITE_SWA);
     if (minicpm || granite) {
-        if (granite && gguf_find_key(g, (a + "logit_scale").c_str()) < 0) fail(HONE_E_FORMAT, "%s: missing metadata key '%slogit_scale'", m.path.c_str(), a.c_str());
+        if (granite) require_key(m, a + "logit_scale");
         hp.embedding_scale = gguf_f32(g, a + "embedding_scale", minicpm ? 12.0f : 0.0f);
         hp.residual_scale = gguf_f32(g, a + "residual_scale", minicpm ? 1.4f / std::sqrt((float) hp.n_layer) : 0.0f);
         hp.logit_scale = gguf_f32(g, a + "logit_scale", minicpm ? 256.0f / (float) hp.n_embd : 1.0f);
@@ -224,8 +220,8 @@ void read_hparams(hone_model & m) {
     const bool has_sections = gguf_find_key(g, (a + "rope.dimension_sections").c_str()) >= 0;
     if (hp.n_pos_per_token() > 1 || (traits & OPTIONAL_MROPE && has_sections)) {
         // M-RoPE's sections: required, as llama.cpp requires them (at most 4 values, the rest 0).
+        require_key(m, a + "rope.dimension_sections");
         const int64_t k = gguf_find_key(g, (a + "rope.dimension_sections").c_str());
-        if (k < 0) fail(HONE_E_FORMAT, "%s: missing metadata key '%srope.dimension_sections'", m.path.c_str(), a.c_str());
         if (gguf_get_kv_type(g, k) != GGUF_TYPE_ARRAY) {
             // one integer: every section that size, as llama.cpp's get_key_or_arr reads it
             const int v = (int) gguf_u32(g, a + "rope.dimension_sections", true);
@@ -288,7 +284,7 @@ void read_hparams(hone_model & m) {
         }
     }
     if (traits & TALKIE) {
-        if (gguf_find_key(g, (a + "logit_scale").c_str()) < 0) fail(HONE_E_FORMAT, "%s: missing metadata key '%slogit_scale'", m.path.c_str(), a.c_str());
+        require_key(m, a + "logit_scale");
         hp.logit_scale = gguf_f32(g, a + "logit_scale", 1.0f);
     }
 }
