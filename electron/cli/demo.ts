@@ -7,12 +7,19 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
 import type { TrainConfig } from '../common/engine-api.ts';
 import { HoneError } from '../common/errors.ts';
+import { findUp } from '../services/locate.ts';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const DEMO_TEXT = join('resources', 'demo', 'about-hone.txt');
+
+/** The checkout the demo runs in: the folder holding resources/demo (from electron/ or out/build/). */
+function projectRoot(): string {
+  const root = findUp(DEMO_TEXT);
+  if (!root) throw new HoneError('internal', `cannot find ${DEMO_TEXT} in any folder above ${import.meta.url}: the demo runs from a checkout`);
+  return root;
+}
 const cacheDir = () => process.env.HONE_CACHE_DIR || join(homedir(), '.cache', 'hone');
 
 /** One question per line of about-hone.txt, answered by that line. */
@@ -29,7 +36,7 @@ const QUESTIONS = [
 ];
 
 export function writeDemoDataset(path: string): void {
-  const lines = readFileSync(join(root, 'resources', 'demo', 'about-hone.txt'), 'utf8').split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = readFileSync(join(projectRoot(), DEMO_TEXT), 'utf8').split('\n').map((l) => l.trim()).filter(Boolean);
   const records = QUESTIONS.slice(0, lines.length).map((q, i) => ({
     messages: [
       { role: 'system', content: 'You answer questions about Hone in one or two sentences.' },
@@ -42,6 +49,7 @@ export function writeDemoDataset(path: string): void {
 }
 
 function makeDemoModel(path: string): void {
+  const root = projectRoot();
   const bin = join(root, 'native', 'bin', process.platform === 'win32' ? 'hone-train.exe' : 'hone-train');
   if (!existsSync(bin)) throw new HoneError('internal', `${bin} is missing: run \`npm install\` (or \`npm run build:native\`) first`);
   mkdirSync(dirname(path), { recursive: true });
@@ -57,7 +65,7 @@ export function demoConfig(): Partial<TrainConfig> {
   if (!existsSync(model)) makeDemoModel(model);
   const data = join(dir, 'hone-qa.jsonl');
   writeDemoDataset(data);
-  const out = join(root, 'out', 'demo');
+  const out = join(projectRoot(), 'out', 'demo');
   rmSync(out, { recursive: true, force: true }); // the demo's own folder: each run starts afresh
   return { model, data: [data], out, steps: 40, ctx: 128, batch: 2, rank: 8, alpha: 16, targets: 'all,output', lr: 5e-3, backend: 'cpu' };
 }

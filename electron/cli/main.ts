@@ -6,8 +6,8 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { EngineEvent, InspectResult, TrainConfig } from '../common/engine-api.ts';
 import { HoneError, toPlain } from '../common/errors.ts';
-import { EngineHost } from '../engine-host/client.ts';
-import { latestCheckpoint } from '../engine-host/jobs.ts';
+import { EngineHost } from '../services/engine/client.ts';
+import { checkpointsDir, isCheckpoint, latestCheckpoint } from '../services/runs/checkpoints.ts';
 import { parseArgs } from './args.ts';
 import { findConfigFile, missingForTrain, readConfigFile, resolveConfig } from './config.ts';
 import { demoConfig } from './demo.ts';
@@ -76,12 +76,12 @@ async function inspect(argv: string[]): Promise<number> {
 function resumeTarget(resume: string | true, out: string): { checkpoint: string; out: string } {
   if (resume === true) {
     if (!out) throw new HoneError('bad-config', '--resume without a checkpoint needs --out (the run folder)');
-    const ck = latestCheckpoint(join(out, 'checkpoints'));
-    if (!ck) throw new HoneError('bad-config', `${out}: no checkpoint to resume from (looked in ${join(out, 'checkpoints')})`);
+    const ck = latestCheckpoint(checkpointsDir(out));
+    if (!ck) throw new HoneError('bad-config', `${out}: no checkpoint to resume from (looked in ${checkpointsDir(out)})`);
     return { checkpoint: ck, out };
   }
   const ck = resolve(resume);
-  if (!existsSync(join(ck, 'state.json'))) throw new HoneError('bad-config', `${resume}: not a checkpoint folder (no state.json)`);
+  if (!isCheckpoint(ck)) throw new HoneError('bad-config', `${resume}: not a checkpoint folder (no state.json)`);
   return { checkpoint: ck, out: out || dirname(dirname(ck)) };
 }
 

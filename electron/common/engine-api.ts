@@ -3,6 +3,7 @@
  * exchange `{id, kind, payload}` requests, `{id, event}` events and `{id, ok, result | error}`
  * replies. No platform imports.
  */
+import type { DatasetReport } from './dataset-report.ts';
 import type { PlainError } from './errors.ts';
 
 /** Every option of a training run; the CLI flag of each is its kebab-case name. */
@@ -94,7 +95,7 @@ export interface TemplateInfo {
 }
 
 export interface InspectResult {
-  report: import('../dataset/report.ts').DatasetReport;
+  report: DatasetReport;
   template: TemplateInfo;
   tokens: TokenStats;
   preview: Preview | null;

@@ -3,9 +3,9 @@
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import { HoneError } from '../common/errors.ts';
+import { findUp } from '../services/locate.ts';
 
 export interface ModelInfo {
   arch: string;
@@ -101,15 +101,30 @@ export interface HoneAddon {
   napiVersion: number;
 }
 
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const BUILT = join('native', 'bin', 'hone.node');
 
-/** native/bin/hone.node, or $HONE_ADDON. */
-export function addonPath(): string {
-  return process.env.HONE_ADDON ? resolve(process.env.HONE_ADDON) : join(repoRoot, 'native', 'bin', 'hone.node');
+/**
+ * Where the addon may be, in the order tried: $HONE_ADDON alone when set; else native/bin/hone.node
+ * in the nearest folder above this file (a checkout, running from electron/ or from out/build/),
+ * then <resources>/native/hone.node in a packaged app.
+ */
+export function addonCandidates(): string[] {
+  if (process.env.HONE_ADDON) return [resolve(process.env.HONE_ADDON)];
+  const root = findUp(BUILT);
+  const resources = (process as { resourcesPath?: string }).resourcesPath;
+  return [root ? join(root, BUILT) : null, resources ? join(resources, 'native', 'hone.node') : null].filter((p): p is string => p !== null);
+}
+
+/** The addon file to load, or null when none of the candidates exists. */
+export function addonPath(): string | null {
+  return addonCandidates().find((p) => existsSync(p)) ?? null;
 }
 
 export function loadAddon(): HoneAddon {
   const p = addonPath();
-  if (!existsSync(p)) throw new HoneError('internal', `${p} is missing: run \`npm run build:native\` first`);
+  if (!p) {
+    const looked = process.env.HONE_ADDON ? `HONE_ADDON=${process.env.HONE_ADDON}` : [`${BUILT} above ${import.meta.url}`, ...addonCandidates()].join(', ');
+    throw new HoneError('internal', `the native addon hone.node is missing (looked at ${looked}): run \`npm run build:native\` first`);
+  }
   return createRequire(import.meta.url)(p) as HoneAddon;
 }

@@ -2,10 +2,11 @@
  * The engine host's two jobs: inspect (dataset report + token statistics + preview) and train
  * (render, train with checkpoints, save the adapter and run.json). Events go out through `emit`.
  */
-import { existsSync, mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EngineEvent, InspectResult, Requests, TrainConfig, TrainResult } from '../common/engine-api.ts';
 import { HoneError } from '../common/errors.ts';
+import { checkpointsDir } from '../services/runs/checkpoints.ts';
 import type { HoneAddon, NativeTrainer } from './binding.ts';
 import { createRenderer, renderDataset, scanOrFail } from './render-dataset.ts';
 
@@ -24,13 +25,6 @@ export class RunControl {
 function writeJsonAtomic(path: string, value: unknown) {
   writeFileSync(`${path}.tmp`, JSON.stringify(value, null, 2) + '\n');
   renameSync(`${path}.tmp`, path);
-}
-
-/** The newest checkpoint under `dir` (checkpoint folders are named by step), or null. */
-export function latestCheckpoint(dir: string): string | null {
-  if (!existsSync(dir)) return null;
-  const steps = readdirSync(dir).filter((n) => /^\d+$/.test(n) && existsSync(join(dir, n, 'state.json'))).map(Number);
-  return steps.length ? join(dir, String(Math.max(...steps))) : null;
 }
 
 export async function inspectJob(addon: HoneAddon, p: Requests['inspect']['payload'], emit: Emit): Promise<InspectResult> {
@@ -79,7 +73,7 @@ export async function trainJob(addon: HoneAddon, p: Requests['train']['payload']
     const trainer = await addon.Trainer.create(model, adapter, {
       nCtx: cfg.ctx, nBatch: cfg.batch, nUbatch: cfg.ubatch || cfg.batch, nSteps: cfg.steps, nEpochs: cfg.steps > 0 ? 0 : cfg.epochs,
       lr: cfg.lr, lrSchedule: cfg.schedule, warmupSteps: cfg.warmup, lrMin: cfg.lrMin, weightDecay: cfg.weightDecay,
-      maxGradNorm: cfg.maxGradNorm, seed: cfg.seed, evalEvery: cfg.evalEvery, checkpointDir: join(cfg.out, 'checkpoints'),
+      maxGradNorm: cfg.maxGradNorm, seed: cfg.seed, evalEvery: cfg.evalEvery, checkpointDir: checkpointsDir(cfg.out),
       checkpointEvery: cfg.checkpointEvery, keepCheckpoints: cfg.keepCheckpoints, runConfig: JSON.stringify(cfg),
     });
     disposers.unshift(() => trainer.dispose());

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { HoneError } from '../common/errors.ts';
 import type { LengthPolicy, Preview, TemplateInfo, TokenStats, TrainConfig } from '../common/engine-api.ts';
-import { importDataset, type DatasetReport, type Example } from '../dataset/index.ts';
+import { importDataset, type DatasetReport, type Example } from '../services/dataset/index.ts';
 import type { NativeModel, NativeRenderer, Sequence } from './binding.ts';
 import { packExamples, previewOf, type RenderedExample } from './sequences.ts';
 

@@ -3,7 +3,7 @@
  * a heap cap) and prints one JSON line: the report's counts, the number of
  * progress events and memory figures.
  */
-import { scanDataset } from '../../electron/dataset/index.ts';
+import { scanDataset } from '../../electron/services/dataset/index.ts';
 
 let progressEvents = 0;
 let lastBytes = 0;

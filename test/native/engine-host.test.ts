@@ -10,7 +10,7 @@ import { describe, test } from 'node:test';
 import type { EngineEvent, TrainConfig } from '../../electron/common/engine-api.ts';
 import { DEFAULTS } from '../../electron/cli/config.ts';
 import { loadAddon, type NativeEvent } from '../../electron/engine-host/binding.ts';
-import { EngineHost } from '../../electron/engine-host/client.ts';
+import { EngineHost } from '../../electron/services/engine/client.ts';
 import { requireFixture } from '../helpers/fixtures.ts';
 import { tempDir } from '../helpers/native.ts';
 

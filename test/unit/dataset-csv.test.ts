@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseCsv } from '../../electron/dataset/csv.ts';
-import { readLines } from '../../electron/dataset/line-reader.ts';
+import { parseCsv } from '../../electron/services/dataset/csv.ts';
+import { readLines } from '../../electron/services/dataset/line-reader.ts';
 import { chunked, collect } from '../helpers/temp-files.ts';
 
 async function rows(text: string, delimiter = ',', maxRecordChars?: number) {

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { importDataset } from '../../electron/dataset/index.ts';
+import { importDataset } from '../../electron/services/dataset/index.ts';
 import { fixturePath, requireFixture } from '../helpers/fixtures.ts';
 
 test('chat_elements_limericks.jsonl: 10 valid openai-chat records, no problems', async (t) => {

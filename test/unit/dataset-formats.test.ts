@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { importDataset, type Example } from '../../electron/dataset/index.ts';
+import { importDataset, type Example } from '../../electron/services/dataset/index.ts';
 import { jsonl, tempFiles } from '../helpers/temp-files.ts';
 
 /** Imports one file written to a temp folder; returns report + all examples (train then eval). */

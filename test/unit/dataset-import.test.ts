@@ -10,7 +10,7 @@ import {
   scanDataset,
   toPlainError,
   type ProgressEvent,
-} from '../../electron/dataset/index.ts';
+} from '../../electron/services/dataset/index.ts';
 import { bytes, collect, jsonl, tempFiles } from '../helpers/temp-files.ts';
 
 const pair = (q: string, a: string) => ({ messages: [{ role: 'user', content: q }, { role: 'assistant', content: a }] });

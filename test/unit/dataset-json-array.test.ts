@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { readJsonArray, type ArrayEvent } from '../../electron/dataset/json-array.ts';
+import { readJsonArray, type ArrayEvent } from '../../electron/services/dataset/json-array.ts';
 import { bytes, chunked, collect } from '../helpers/temp-files.ts';
 
 async function events(text: string | Uint8Array, size = 4096, maxElementBytes?: number): Promise<ArrayEvent[]> {

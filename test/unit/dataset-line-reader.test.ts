@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { readLines, type Line } from '../../electron/dataset/line-reader.ts';
+import { readLines, type Line } from '../../electron/services/dataset/line-reader.ts';
 import { bytes, chunked, collect } from '../helpers/temp-files.ts';
 
 const brief = (lines: Line[]) => lines.map((l) => [l.number, l.text, l.terminated]);

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { scanDataset, type DatasetReport, type ProblemCode } from '../../electron/dataset/index.ts';
+import { scanDataset, type DatasetReport, type ProblemCode } from '../../electron/services/dataset/index.ts';
 import { bytes, jsonl, tempFiles } from '../helpers/temp-files.ts';
 
 const seen = new Set<ProblemCode>();

@@ -2,9 +2,9 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { contentKey } from '../../electron/dataset/dedup.ts';
-import { importDataset, type Example, type ImportOptions } from '../../electron/dataset/index.ts';
-import { splitPoint } from '../../electron/dataset/split.ts';
+import { contentKey } from '../../electron/services/dataset/dedup.ts';
+import { importDataset, type Example, type ImportOptions } from '../../electron/services/dataset/index.ts';
+import { splitPoint } from '../../electron/services/dataset/split.ts';
 import { jsonl, tempFiles } from '../helpers/temp-files.ts';
 
 const records = Array.from({ length: 400 }, (_, i) => ({ prompt: `question ${i}`, completion: `answer ${i}` }));

@@ -18,7 +18,7 @@ import { readJsonArray } from './json-array.ts';
 import { readLines } from './line-reader.ts';
 import type { ResolvedOptions } from './options.ts';
 import { RecordIssues } from './problems.ts';
-import type { Container, FormatName, Problem } from './report.ts';
+import type { Container, FormatName, Problem } from '../../common/dataset-report.ts';
 
 /** A file ready to read: found, sniffed, sized. */
 export interface PlannedFile {

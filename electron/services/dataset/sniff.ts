@@ -13,7 +13,7 @@ import { concatBytes } from './bytes.ts';
 import { readJsonArray } from './json-array.ts';
 import { readLines } from './line-reader.ts';
 import { isPlainObject } from './problems.ts';
-import type { Container, FormatName, ProblemCode } from './report.ts';
+import type { Container, FormatName, ProblemCode } from '../../common/dataset-report.ts';
 
 export type Family = 'json' | 'csv' | 'tsv' | 'text';
 

@@ -2,7 +2,8 @@
  * The dataset report: one plain JSON object that describes what an import
  * found. The CLI prints it for `--json` and the app's Datasets view renders
  * it, so every field here is JSON-safe (no Maps, no class instances).
- * docs/dataset-report.md documents the same object for people.
+ * docs/dataset-report.md documents the same object for people. It lives in
+ * common/ because it crosses every boundary (engine host, CLI, window).
  */
 
 /** Names of the record formats the importer understands. */

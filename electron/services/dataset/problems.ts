@@ -1,4 +1,4 @@
-import type { Problem, ProblemCode } from './report.ts';
+import type { Problem, ProblemCode } from '../../common/dataset-report.ts';
 
 /** Collects the problems of one record (or one file, with `line` null). */
 export class RecordIssues {

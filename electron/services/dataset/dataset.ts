@@ -14,7 +14,7 @@ import type { Example, SplitExample } from './example.ts';
 import { resolveOptions, type ImportOptions, type ResolvedOptions } from './options.ts';
 import { RecordIssues } from './problems.ts';
 import { readRecords, type Outcome, type PlannedFile } from './records.ts';
-import type { DatasetReport, FileReport, Problem, ProblemCode, ProgressCallback, RecordCounts, SkippedFile } from './report.ts';
+import type { DatasetReport, FileReport, Problem, ProblemCode, ProgressCallback, RecordCounts, SkippedFile } from '../../common/dataset-report.ts';
 import { sideOf, SplitTracker } from './split.ts';
 import { sniffFile } from './sniff.ts';
 

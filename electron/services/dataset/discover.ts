@@ -9,7 +9,7 @@
 import { readdir, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RecordIssues } from './problems.ts';
-import type { Problem, SkippedFile } from './report.ts';
+import type { Problem, SkippedFile } from '../../common/dataset-report.ts';
 import { familyOf } from './sniff.ts';
 
 export interface FoundFile {

@@ -3,4 +3,4 @@ export { importDataset, openDataset, scanDataset, type ImportedDataset, type Ope
 export { DatasetError, toPlainError, type PlainError } from './errors.ts';
 export type { ChatExample, ChatMessage, Example, Role, Source, SplitExample, TextExample, ToolCall } from './example.ts';
 export type { CsvColumns, CsvOptions, ImportOptions } from './options.ts';
-export * from './report.ts';
+export * from '../../common/dataset-report.ts';

@@ -3,13 +3,15 @@
  * receives their events and replies. If the host dies (a ggml abort, out of memory, SIGKILL),
  * every pending request gets a `host-exited` event with the reason and the last checkpoint
  * seen, then rejects with code `host-exited`: never a hung promise. Start a new host to resume.
+ *
+ * The host is started by file path, never imported: services/ does not depend on engine-host/.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type { EngineEvent, HostMessage, RequestKind, Requests } from '../common/engine-api.ts';
-import { fromPlain, HoneError } from '../common/errors.ts';
+import { join } from 'node:path';
+import type { EngineEvent, HostMessage, RequestKind, Requests } from '../../common/engine-api.ts';
+import { fromPlain, HoneError } from '../../common/errors.ts';
+import { findUp, runsCompiled } from '../locate.ts';
 
 interface Pending {
   resolve(v: unknown): void;
@@ -18,7 +20,21 @@ interface Pending {
   lastCheckpoint: string | null;
 }
 
-const hostEntry = join(dirname(fileURLToPath(import.meta.url)), 'host-main.ts');
+/**
+ * The engine host's entry file: `engine-host/host-main.js` beside the compiled bundle this code
+ * is part of (out/build/), or `electron/engine-host/host-main.ts` when running as TypeScript.
+ */
+export function hostEntry(moduleUrl: string = import.meta.url): string {
+  const entry = join('engine-host', runsCompiled(moduleUrl) ? 'host-main.js' : 'host-main.ts');
+  const dir = findUp(entry, moduleUrl);
+  if (!dir) throw new HoneError('internal', `cannot find ${entry} in any folder above ${moduleUrl} (run \`npm run build\` for the compiled host)`);
+  return join(dir, entry);
+}
+
+/** Node flags the host needs: none compiled, the tsx loader for TypeScript. */
+export function hostExecArgv(moduleUrl: string = import.meta.url): string[] {
+  return runsCompiled(moduleUrl) ? [] : ['--import', import.meta.resolve('tsx')];
+}
 
 export class EngineHost extends EventEmitter {
   private child: ChildProcess;
@@ -28,9 +44,9 @@ export class EngineHost extends EventEmitter {
   /** The newest checkpoint any request reported. */
   lastCheckpoint: string | null = null;
 
-  /** Starts a host as a Node child process (TypeScript through tsx, as the rest of the tools). */
+  /** Starts a host as a Node child process: the compiled host with plain node, or the .ts through tsx. */
   static start(env: NodeJS.ProcessEnv = process.env): EngineHost {
-    return new EngineHost(fork(hostEntry, [], { execArgv: ['--import', import.meta.resolve('tsx')], env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+    return new EngineHost(fork(hostEntry(), [], { execArgv: hostExecArgv(), env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
   }
 
   constructor(child: ChildProcess) {

@@ -1,5 +1,5 @@
 import { DatasetError } from './errors.ts';
-import { FORMAT_NAMES, type FormatName } from './report.ts';
+import { FORMAT_NAMES, type FormatName } from '../../common/dataset-report.ts';
 
 /** Which CSV/TSV column holds what: a header name, or a 0-based column index. */
 export interface CsvColumns {
