@@ -18,13 +18,13 @@ export function parseArgs(argv: string[]): ParsedArgs {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '-h' || a === '--help') { cli.help = true; continue; }
-    if (!a.startsWith('--')) throw new HoneError('bad-config', `unexpected argument '${a}' (options start with --)`);
+    if (!a.startsWith('--')) throw new HoneError('bad_config', `unexpected argument '${a}' (options start with --)`);
     let name = a.slice(2), inline: string | undefined;
     const eq = name.indexOf('=');
     if (eq >= 0) { inline = name.slice(eq + 1); name = name.slice(0, eq); }
     const next = () => {
       if (inline !== undefined) return inline;
-      if (i + 1 >= argv.length || argv[i + 1].startsWith('--')) throw new HoneError('bad-config', `option '--${name}' needs a value`);
+      if (i + 1 >= argv.length || argv[i + 1].startsWith('--')) throw new HoneError('bad_config', `option '--${name}' needs a value`);
       return argv[++i];
     };
     if (name === 'json' || name === 'demo') { cli[name] = true; continue; }
@@ -34,11 +34,11 @@ export function parseArgs(argv: string[]): ParsedArgs {
       continue;
     }
     const key = camel(name);
-    if (!isOption(key)) throw new HoneError('bad-config', `unknown option '--${name}'`);
+    if (!isOption(key)) throw new HoneError('bad_config', `unknown option '--${name}'`);
     if (Array.isArray(DEFAULTS[key])) {
       const vals: string[] = inline !== undefined ? [inline] : [];
       while (inline === undefined && i + 1 < argv.length && !argv[i + 1].startsWith('--')) vals.push(argv[++i]);
-      if (vals.length === 0) throw new HoneError('bad-config', `option '--${name}' needs at least one path`);
+      if (vals.length === 0) throw new HoneError('bad_config', `option '--${name}' needs at least one path`);
       options[key] = [...((options[key] as string[]) ?? []), ...vals];
     } else if (typeof DEFAULTS[key] === 'boolean') {
       options[key] = inline === undefined ? true : coerce(key, inline, `--${name}`);

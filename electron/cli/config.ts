@@ -64,7 +64,7 @@ export function isOption(key: string): key is keyof TrainConfig {
 /** Checks and converts one value; `where` names the file or flag in errors. */
 export function coerce(key: keyof TrainConfig, value: unknown, where: string): unknown {
   const def = DEFAULTS[key];
-  const bad = (what: string) => new HoneError('bad-config', `${where}: '${key}' ${what} (got ${JSON.stringify(value)})`);
+  const bad = (what: string) => new HoneError('bad_config', `${where}: '${key}' ${what} (got ${JSON.stringify(value)})`);
   if (Array.isArray(def)) {
     const arr = Array.isArray(value) ? value : [value];
     if (!arr.every((v) => typeof v === 'string' && v.length > 0)) throw bad('must be a path or a list of paths');
@@ -93,14 +93,14 @@ export function readConfigFile(path: string): Partial<TrainConfig> {
     const text = readFileSync(path, 'utf8');
     raw = /\.ya?ml$/i.test(path) ? parseYaml(text) : JSON.parse(text);
   } catch (e) {
-    throw new HoneError('bad-config', `${path}: cannot read the config file (${(e as Error).message})`);
+    throw new HoneError('bad_config', `${path}: cannot read the config file (${(e as Error).message})`);
   }
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new HoneError('bad-config', `${path}: expected an object of options`);
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new HoneError('bad_config', `${path}: expected an object of options`);
   const out: Record<string, unknown> = {};
   const base = resolve(path, '..');
   for (const [k0, v] of Object.entries(raw as Record<string, unknown>)) {
     const k = camel(k0);
-    if (!isOption(k)) throw new HoneError('bad-config', `${path}: unknown option '${k0}' (known: ${Object.keys(DEFAULTS).map(kebab).join(', ')})`);
+    if (!isOption(k)) throw new HoneError('bad_config', `${path}: unknown option '${k0}' (known: ${Object.keys(DEFAULTS).map(kebab).join(', ')})`);
     let val = coerce(k, v, path);
     if (PATHS.includes(k)) val = Array.isArray(val) ? val.map((p: string) => (isAbsolute(p) ? p : resolve(base, p))) : val ? resolve(base, val as string) : val;
     out[k] = val;
@@ -111,7 +111,7 @@ export function readConfigFile(path: string): Partial<TrainConfig> {
 /** The config file to use: --config, else the first hone.config.* in `cwd`, else none. */
 export function findConfigFile(explicit: string | undefined, cwd = process.cwd()): string | null {
   if (explicit) {
-    if (!existsSync(explicit)) throw new HoneError('bad-config', `${explicit}: config file not found`);
+    if (!existsSync(explicit)) throw new HoneError('bad_config', `${explicit}: config file not found`);
     return explicit;
   }
   for (const f of CONFIG_FILES) if (existsSync(resolve(cwd, f))) return resolve(cwd, f);

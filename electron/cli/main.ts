@@ -40,7 +40,7 @@ function fail(json: boolean, err: unknown): number {
       process.stderr.write(`  ${q.file}${q.line === null ? '' : `:${q.line}`}${q.field ? ` (${q.field})` : ''}: ${q.message}\n`);
     }
   }
-  return p.code === 'bad-config' ? 2 : 1;
+  return p.code === 'bad_config' ? 2 : 1;
 }
 
 async function withHost<T>(fn: (host: EngineHost) => Promise<T>): Promise<T> {
@@ -59,7 +59,7 @@ async function inspect(argv: string[]): Promise<number> {
     const file = findConfigFile(cli.config);
     const cfg = resolveConfig(file ? readConfigFile(file) : {}, options);
     const miss = [!cfg.model && '--model', cfg.data.length === 0 && '--data'].filter(Boolean);
-    if (miss.length) throw new HoneError('bad-config', `missing ${miss.join(' and ')}`);
+    if (miss.length) throw new HoneError('bad_config', `missing ${miss.join(' and ')}`);
     const reporter = new Reporter(false);
     const res: InspectResult = await withHost((h) => h.request('inspect', { model: cfg.model, data: cfg.data, config: cfg }, (e) => {
       if (!cli.json) reporter.event(e);
@@ -75,13 +75,13 @@ async function inspect(argv: string[]): Promise<number> {
 /** --resume: a checkpoint folder, or (no value) the newest one under --out. */
 function resumeTarget(resume: string | true, out: string): { checkpoint: string; out: string } {
   if (resume === true) {
-    if (!out) throw new HoneError('bad-config', '--resume without a checkpoint needs --out (the run folder)');
+    if (!out) throw new HoneError('bad_config', '--resume without a checkpoint needs --out (the run folder)');
     const ck = latestCheckpoint(checkpointsDir(out));
-    if (!ck) throw new HoneError('bad-config', `${out}: no checkpoint to resume from (looked in ${checkpointsDir(out)})`);
+    if (!ck) throw new HoneError('bad_config', `${out}: no checkpoint to resume from (looked in ${checkpointsDir(out)})`);
     return { checkpoint: ck, out };
   }
   const ck = resolve(resume);
-  if (!isCheckpoint(ck)) throw new HoneError('bad-config', `${resume}: not a checkpoint folder (no state.json)`);
+  if (!isCheckpoint(ck)) throw new HoneError('bad_config', `${resume}: not a checkpoint folder (no state.json)`);
   return { checkpoint: ck, out: out || dirname(dirname(ck)) };
 }
 
@@ -105,7 +105,7 @@ async function train(argv: string[]): Promise<number> {
     }
     const cfg = resolveConfig(base, options);
     const miss = missingForTrain(cfg);
-    if (miss.length) throw new HoneError('bad-config', `missing ${miss.join(', ')} (or use --demo, or a hone.config.json)`);
+    if (miss.length) throw new HoneError('bad_config', `missing ${miss.join(', ')} (or use --demo, or a hone.config.json)`);
 
     const host = EngineHost.start();
     let interrupts = 0;

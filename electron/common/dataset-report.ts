@@ -29,42 +29,31 @@ export const FORMAT_NAMES: readonly FormatName[] = [
 /** How records are laid out inside a file. */
 export type Container = 'jsonl' | 'json-array' | 'csv' | 'tsv' | 'text';
 
-/** Every kind of problem the importer can report (`Problem.code`). */
-export type ProblemCode =
-  /** A path given by the user does not exist. */
-  | 'not-found'
-  /** A file or folder exists but could not be read. */
-  | 'read-error'
-  /** A data file whose format could not be sniffed. */
-  | 'unknown-format'
-  /** A line or array element that is not valid JSON. */
-  | 'bad-json'
-  /** A malformed CSV/TSV record (unterminated quote, wrong column count...). */
-  | 'bad-csv'
-  /** Bytes that are not valid UTF-8. */
-  | 'invalid-utf8'
-  /** A required field is absent. */
-  | 'missing-field'
-  /** A field holds a value of the wrong type (or a value outside its range). */
-  | 'wrong-type'
-  /** A message has no role. */
-  | 'missing-role'
-  /** A message role the format does not define. */
-  | 'unknown-role'
-  /** A message or text that is empty or only whitespace. */
-  | 'empty-content'
-  /** A conversation without any assistant turn: nothing to learn from. */
-  | 'no-assistant'
-  /** A conversation without any user turn. */
-  | 'no-user'
-  /** A tool message without a matching assistant tool call before it. */
-  | 'orphan-tool'
-  /** Roles in an order a chat template cannot render (see docs). */
-  | 'role-order'
-  /** A record larger than `maxRecordBytes`; it is skipped unread. */
-  | 'too-large'
-  /** A message longer than `longMessageChars` (a warning: it will be truncated). */
-  | 'long-message';
+/**
+ * Every kind of problem the importer can report (`Problem.code`), with its meaning. Codes are
+ * snake_case like every other code (docs/errors.md); docs/dataset-report.md has the table.
+ */
+export const PROBLEM_CODES = {
+  not_found: 'A path given by the user does not exist.',
+  read_error: 'A file or folder exists but could not be read.',
+  unknown_format: 'A data file whose format could not be sniffed.',
+  bad_json: 'A line or array element that is not valid JSON.',
+  bad_csv: 'A malformed CSV/TSV record (unterminated quote, wrong column count...).',
+  invalid_utf8: 'Bytes that are not valid UTF-8.',
+  missing_field: 'A required field is absent.',
+  wrong_type: 'A field holds a value of the wrong type (or a value outside its range).',
+  missing_role: 'A message has no role.',
+  unknown_role: 'A message role the format does not define.',
+  empty_content: 'A message or text that is empty or only whitespace.',
+  no_assistant: 'A conversation without any assistant turn: nothing to learn from.',
+  no_user: 'A conversation without any user turn.',
+  orphan_tool: 'A tool message without a matching assistant tool call before it.',
+  role_order: 'Roles in an order a chat template cannot render (see docs).',
+  too_large: 'A record larger than `maxRecordBytes`; it is skipped unread.',
+  long_message: 'A message longer than `longMessageChars` (a warning: it will be truncated).',
+} as const satisfies Record<string, string>;
+
+export type ProblemCode = keyof typeof PROBLEM_CODES;
 
 export type Severity = 'error' | 'warning';
 

@@ -37,7 +37,7 @@ async function handle(msg: RequestMessage) {
     let result: unknown;
     if (msg.kind === 'inspect') result = await inspectJob(addon, msg.payload as never, emit);
     else if (msg.kind === 'train') result = await trainJob(addon, msg.payload as never, emit, control);
-    else throw new HoneError('unknown-request', `unknown request '${String(msg.kind)}'`);
+    else throw new HoneError('unknown_request', `unknown request '${String(msg.kind)}'`);
     reply({ id: msg.id, ok: true, result });
   } catch (e) {
     reply({ id: msg.id, ok: false, error: toPlain(e) });

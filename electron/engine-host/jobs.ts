@@ -63,7 +63,7 @@ export async function trainJob(addon: HoneAddon, p: Requests['train']['payload']
     emit({ type: 'phase', phase: 'render', message: 'rendering examples through the chat template' });
     const data = await renderDataset(model, renderer, ds.report, ds.train, ds.eval, cfg.ctx, cfg.truncate);
     emit({ type: 'tokens', stats: data.stats });
-    if (data.train.length === 0) throw new HoneError('no-examples', 'no training sequence is left after rendering and the length policy', { tokens: data.stats });
+    if (data.train.length === 0) throw new HoneError('no_examples', 'no training sequence is left after rendering and the length policy', { tokens: data.stats });
 
     mkdirSync(cfg.out, { recursive: true });
     writeJsonAtomic(join(cfg.out, 'config.json'), cfg); // the config this run actually uses

@@ -25,7 +25,7 @@ export async function scanOrFail(cfg: Pick<TrainConfig, 'data' | 'evalData' | 'e
   const errors = ds.report.problems.filter((p) => p.severity === 'error');
   if (!allowErrors && errors.length > 0) {
     const first = errors.slice(0, 5).map((p) => `${p.file}${p.line === null ? '' : `:${p.line}`}: ${p.message}`).join('; ');
-    throw new HoneError('bad-dataset', `the dataset has ${ds.report.records.invalid || errors.length} invalid record(s) or file problem(s): ${first}`, {
+    throw new HoneError('bad_dataset', `the dataset has ${ds.report.records.invalid || errors.length} invalid record(s) or file problem(s): ${first}`, {
       problems: ds.report.problems,
       problemCounts: ds.report.problemCounts,
     });

@@ -59,9 +59,9 @@ describe('hone CLI', () => {
     const r = hone(['train', '--model', model, '--data', data, '--out', join(dir, 'o'), '--steps', '2', '--json']);
     assert.notEqual(r.code, 0);
     const err = r.events.find((e) => e.type === 'error');
-    assert.equal(err.code, 'bad-dataset');
+    assert.equal(err.code, 'bad_dataset');
     const problems = err.detail.problems.filter((p: { severity: string }) => p.severity === 'error');
-    assert.deepEqual(problems.map((p: { file: string; line: number; code: string }) => [p.file, p.line, p.code]), [[data, 3, 'bad-json'], [data, 4, 'no-assistant']]);
+    assert.deepEqual(problems.map((p: { file: string; line: number; code: string }) => [p.file, p.line, p.code]), [[data, 3, 'bad_json'], [data, 4, 'no_assistant']]);
     assert.ok(!existsSync(join(dir, 'o')), 'nothing is written for a refused dataset');
     const text = hone(['train', '--model', model, '--data', data, '--out', join(dir, 'o'), '--steps', '2']);
     assert.notEqual(text.code, 0);

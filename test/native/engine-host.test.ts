@@ -95,11 +95,11 @@ describe('the engine host process', () => {
       if (e.type === 'checkpoint' && e.step >= 4) host.kill('SIGKILL');
     });
     await assert.rejects(run, (e: { code: string; detail: { reason: string; lastCheckpoint: string } }) =>
-      e.code === 'host-exited' && /SIGKILL/.test(e.detail.reason) && existsSync(join(e.detail.lastCheckpoint, 'state.json')));
+      e.code === 'host_exited' && /SIGKILL/.test(e.detail.reason) && existsSync(join(e.detail.lastCheckpoint, 'state.json')));
     const exited = seen.find((e) => e.type === 'host-exited') as Extract<EngineEvent, { type: 'host-exited' }>;
     assert.ok(exited && exited.lastCheckpoint, 'the host-exited event carries the last checkpoint');
     assert.equal(host.alive, false);
-    await assert.rejects(host.request('stop', {}), (e: { code: string }) => e.code === 'host-exited');
+    await assert.rejects(host.request('stop', {}), (e: { code: string }) => e.code === 'host_exited');
 
     const host2 = EngineHost.start();
     try {

@@ -38,7 +38,7 @@ test('bad config files and flags are errors naming the key and where it is', (t)
   mkdirSync(dir, { recursive: true });
   const f = join(dir, 'c.json');
   writeFileSync(f, JSON.stringify({ rank: 'big' }));
-  assert.throws(() => readConfigFile(f), (e: { code: string; message: string }) => e.code === 'bad-config' && e.message.includes(`${f}: 'rank' must be a number`));
+  assert.throws(() => readConfigFile(f), (e: { code: string; message: string }) => e.code === 'bad_config' && e.message.includes(`${f}: 'rank' must be a number`));
   writeFileSync(f, JSON.stringify({ schedule: 'exponential' }));
   assert.throws(() => readConfigFile(f), /'schedule' must be one of constant, linear, cosine/);
   writeFileSync(f, '{ not json');

@@ -60,7 +60,7 @@ test('a path that does not exist is a problem naming the path, and the rest is s
   const dir = tempFiles(t, { 'ok.jsonl': jsonl({ text: 'x' }) });
   const missing = join(dir, 'missing.jsonl');
   const report = await scanDataset([missing, join(dir, 'ok.jsonl')]);
-  assert.deepEqual(report.problems.map((p) => [p.file, p.code, p.message]), [[missing, 'not-found', `no such file or folder: ${missing}`]]);
+  assert.deepEqual(report.problems.map((p) => [p.file, p.code, p.message]), [[missing, 'not_found', `no such file or folder: ${missing}`]]);
   assert.equal(report.records.valid, 1);
   const none = await scanDataset(missing);
   assert.equal(none.format, null);
@@ -139,14 +139,14 @@ test('openDataset streams accepted examples again, and refuses a file that chang
   appendFileSync(join(dir, 'a.jsonl'), '{"text": "three"}\n');
   await assert.rejects(collect(opened.examples()), (err: unknown) => {
     assert.ok(err instanceof DatasetError);
-    assert.deepEqual(toPlainError(err), { code: 'file-changed', message: `${join(dir, 'a.jsonl')} changed since it was scanned; scan it again` });
+    assert.deepEqual(toPlainError(err), { code: 'file_changed', message: `${join(dir, 'a.jsonl')} changed since it was scanned; scan it again` });
     return true;
   });
 });
 
 test('bad options are rejected before reading, as plain {code, message} errors', async () => {
   await assert.rejects(scanDataset('.', { evalRatio: 1 }), (err: unknown) => {
-    assert.deepEqual(toPlainError(err), { code: 'bad-option', message: 'evalRatio must be in [0, 1), got 1' });
+    assert.deepEqual(toPlainError(err), { code: 'bad_option', message: 'evalRatio must be in [0, 1), got 1' });
     return true;
   });
   await assert.rejects(scanDataset('.', { format: 'yaml' as never }), /unknown format "yaml"/);
@@ -154,7 +154,7 @@ test('bad options are rejected before reading, as plain {code, message} errors',
   assert.deepEqual(toPlainError(new Error('boom')), { code: 'internal', message: 'boom' });
 });
 
-test('empty and blank files are listed with an empty-content problem; a BOM is ignored', async (t) => {
+test('empty and blank files are listed with an empty_content problem; a BOM is ignored', async (t) => {
   const dir = tempFiles(t, {
     'blank.md': '\n\n  \n',
     'bom.jsonl': bytes([0xef, 0xbb, 0xbf], '{"text":"bom"}\n'),
@@ -170,10 +170,10 @@ test('empty and blank files are listed with an empty-content problem; a BOM is i
     ['header-only.csv', 0],
   ]);
   assert.deepEqual(report.problems.map((p) => [p.file.slice(dir.length + 1), p.line, p.code]), [
-    ['empty.jsonl', null, 'empty-content'],
-    ['blank.md', null, 'empty-content'],
-    ['empty.csv', null, 'empty-content'],
-    ['header-only.csv', null, 'empty-content'],
+    ['empty.jsonl', null, 'empty_content'],
+    ['blank.md', null, 'empty_content'],
+    ['empty.csv', null, 'empty_content'],
+    ['header-only.csv', null, 'empty_content'],
   ]);
   assert.deepEqual(train.map((e) => e.kind === 'text' && e.text), ['bom']);
 });

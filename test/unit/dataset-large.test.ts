@@ -39,7 +39,7 @@ test(`a ${SIZE_MB} MiB JSONL is scanned with a ${HEAP_CAP_MB} MB heap cap, with 
     invalid: expected.invalid,
     duplicates: expected.duplicates,
   });
-  assert.deepEqual(result.problemCounts, { 'bad-json': expected.invalid });
+  assert.deepEqual(result.problemCounts, { 'bad_json': expected.invalid });
   assert.equal(result.problemsListed, Math.min(expected.invalid, 1000));
   // Progress about every 4 MiB (the default), plus one at the end of the file.
   const steps = expected.bytes / (4 * 2 ** 20);

@@ -64,42 +64,42 @@ test('openai-chat: every record is checked and each problem is pinned to its lin
   assert.equal(report.format, 'openai-chat');
   assert.deepEqual(report.records, { total: 21, valid: 3, invalid: 18, duplicates: 0 });
   assert.deepEqual(problems(report, dir), [
-    ['chat.jsonl', 2, '', 'bad-json', 'error'],
-    ['chat.jsonl', 3, 'messages[0].role', 'unknown-role', 'error'],
-    ['chat.jsonl', 4, 'messages[0].role', 'missing-role', 'error'],
-    ['chat.jsonl', 5, 'messages[0].content', 'empty-content', 'error'],
-    ['chat.jsonl', 6, 'messages', 'no-assistant', 'error'],
-    ['chat.jsonl', 7, 'messages', 'no-user', 'error'],
-    ['chat.jsonl', 7, 'messages[1].role', 'role-order', 'error'],
-    ['chat.jsonl', 8, 'messages[1].role', 'orphan-tool', 'error'],
-    ['chat.jsonl', 9, 'messages[1].role', 'role-order', 'error'],
-    ['chat.jsonl', 10, 'messages', 'wrong-type', 'error'],
-    ['chat.jsonl', 11, 'messages[1].weight', 'wrong-type', 'error'],
-    ['chat.jsonl', 12, '', 'invalid-utf8', 'error'],
-    ['chat.jsonl', 13, 'messages[1].content', 'long-message', 'warning'],
-    ['chat.jsonl', 15, 'messages', 'missing-field', 'error'],
-    ['chat.jsonl', 16, '', 'wrong-type', 'error'],
-    ['chat.jsonl', 17, 'messages[2].role', 'role-order', 'error'],
-    ['chat.jsonl', 18, 'messages[2].tool_call_id', 'orphan-tool', 'error'],
-    ['chat.jsonl', 19, 'messages[1].tool_calls[0].function.arguments', 'bad-json', 'error'],
-    ['chat.jsonl', 20, 'messages[0].content[0]', 'wrong-type', 'error'],
-    ['chat.jsonl', 22, 'messages', 'no-assistant', 'error'],
+    ['chat.jsonl', 2, '', 'bad_json', 'error'],
+    ['chat.jsonl', 3, 'messages[0].role', 'unknown_role', 'error'],
+    ['chat.jsonl', 4, 'messages[0].role', 'missing_role', 'error'],
+    ['chat.jsonl', 5, 'messages[0].content', 'empty_content', 'error'],
+    ['chat.jsonl', 6, 'messages', 'no_assistant', 'error'],
+    ['chat.jsonl', 7, 'messages', 'no_user', 'error'],
+    ['chat.jsonl', 7, 'messages[1].role', 'role_order', 'error'],
+    ['chat.jsonl', 8, 'messages[1].role', 'orphan_tool', 'error'],
+    ['chat.jsonl', 9, 'messages[1].role', 'role_order', 'error'],
+    ['chat.jsonl', 10, 'messages', 'wrong_type', 'error'],
+    ['chat.jsonl', 11, 'messages[1].weight', 'wrong_type', 'error'],
+    ['chat.jsonl', 12, '', 'invalid_utf8', 'error'],
+    ['chat.jsonl', 13, 'messages[1].content', 'long_message', 'warning'],
+    ['chat.jsonl', 15, 'messages', 'missing_field', 'error'],
+    ['chat.jsonl', 16, '', 'wrong_type', 'error'],
+    ['chat.jsonl', 17, 'messages[2].role', 'role_order', 'error'],
+    ['chat.jsonl', 18, 'messages[2].tool_call_id', 'orphan_tool', 'error'],
+    ['chat.jsonl', 19, 'messages[1].tool_calls[0].function.arguments', 'bad_json', 'error'],
+    ['chat.jsonl', 20, 'messages[0].content[0]', 'wrong_type', 'error'],
+    ['chat.jsonl', 22, 'messages', 'no_assistant', 'error'],
   ]);
   assert.deepEqual(report.problemCounts, {
-    'bad-json': 2,
-    'unknown-role': 1,
-    'missing-role': 1,
-    'empty-content': 1,
-    'no-assistant': 2,
-    'no-user': 1,
-    'role-order': 3,
-    'orphan-tool': 2,
-    'wrong-type': 4,
-    'invalid-utf8': 1,
-    'long-message': 1,
-    'missing-field': 1,
+    'bad_json': 2,
+    'unknown_role': 1,
+    'missing_role': 1,
+    'empty_content': 1,
+    'no_assistant': 2,
+    'no_user': 1,
+    'role_order': 3,
+    'orphan_tool': 2,
+    'wrong_type': 4,
+    'invalid_utf8': 1,
+    'long_message': 1,
+    'missing_field': 1,
   });
-  const longMessage = report.problems.find((p) => p.code === 'long-message')!;
+  const longMessage = report.problems.find((p) => p.code === 'long_message')!;
   assert.match(longMessage.message, /50 characters long \(limit 40\)/);
   assert.match(report.problems[1].message, /"wizard"/);
 });
@@ -123,16 +123,16 @@ test('sharegpt (JSON array): problems carry the array index as their line', asyn
   assert.equal(report.files[0].container, 'json-array');
   assert.deepEqual(report.records, { total: 10, valid: 1, invalid: 9, duplicates: 0 });
   assert.deepEqual(problems(report, dir), [
-    ['share.json', 1, 'conversations[0].from', 'unknown-role', 'error'],
-    ['share.json', 2, 'conversations[0].from', 'missing-role', 'error'],
-    ['share.json', 3, 'conversations[1].from', 'orphan-tool', 'error'],
-    ['share.json', 4, 'conversations[1].value', 'bad-json', 'error'],
-    ['share.json', 5, 'conversations[1].value', 'empty-content', 'error'],
-    ['share.json', 6, 'conversations', 'no-user', 'error'],
-    ['share.json', 6, 'conversations[0].from', 'role-order', 'error'],
-    ['share.json', 7, 'conversations[0].value', 'wrong-type', 'error'],
-    ['share.json', 8, 'tools', 'bad-json', 'error'],
-    ['share.json', 9, 'conversations', 'no-assistant', 'error'],
+    ['share.json', 1, 'conversations[0].from', 'unknown_role', 'error'],
+    ['share.json', 2, 'conversations[0].from', 'missing_role', 'error'],
+    ['share.json', 3, 'conversations[1].from', 'orphan_tool', 'error'],
+    ['share.json', 4, 'conversations[1].value', 'bad_json', 'error'],
+    ['share.json', 5, 'conversations[1].value', 'empty_content', 'error'],
+    ['share.json', 6, 'conversations', 'no_user', 'error'],
+    ['share.json', 6, 'conversations[0].from', 'role_order', 'error'],
+    ['share.json', 7, 'conversations[0].value', 'wrong_type', 'error'],
+    ['share.json', 8, 'tools', 'bad_json', 'error'],
+    ['share.json', 9, 'conversations', 'no_assistant', 'error'],
   ]);
 });
 
@@ -141,9 +141,9 @@ test('a broken JSON array reports the structure problem and keeps the readable e
   const report = await scanDataset(dir);
   assert.deepEqual(report.records, { total: 3, valid: 1, invalid: 2, duplicates: 0 });
   assert.deepEqual(problems(report, dir), [
-    ['broken.json', 1, '', 'bad-json', 'error'],
-    ['broken.json', 2, 'text', 'missing-field', 'error'],
-    ['broken.json', 3, '', 'bad-json', 'error'],
+    ['broken.json', 1, '', 'bad_json', 'error'],
+    ['broken.json', 2, 'text', 'missing_field', 'error'],
+    ['broken.json', 3, '', 'bad_json', 'error'],
   ]);
   assert.match(report.problems[2].message, /array is not closed/);
 });
@@ -163,11 +163,11 @@ test('alpaca: missing, mistyped and empty fields', async (t) => {
   assert.equal(report.format, 'alpaca');
   assert.deepEqual(report.records, { total: 6, valid: 1, invalid: 5, duplicates: 0 });
   assert.deepEqual(problems(report, dir), [
-    ['alpaca.jsonl', 2, 'output', 'missing-field', 'error'],
-    ['alpaca.jsonl', 3, 'output', 'wrong-type', 'error'],
-    ['alpaca.jsonl', 4, 'instruction', 'empty-content', 'error'],
-    ['alpaca.jsonl', 5, 'history[0]', 'wrong-type', 'error'],
-    ['alpaca.jsonl', 6, 'output', 'empty-content', 'error'],
+    ['alpaca.jsonl', 2, 'output', 'missing_field', 'error'],
+    ['alpaca.jsonl', 3, 'output', 'wrong_type', 'error'],
+    ['alpaca.jsonl', 4, 'instruction', 'empty_content', 'error'],
+    ['alpaca.jsonl', 5, 'history[0]', 'wrong_type', 'error'],
+    ['alpaca.jsonl', 6, 'output', 'empty_content', 'error'],
   ]);
 });
 
@@ -180,14 +180,14 @@ test('prompt/completion and text records', async (t) => {
   assert.equal(report.format, 'mixed');
   assert.deepEqual(report.records, { total: 10, valid: 2, invalid: 8, duplicates: 0 });
   assert.deepEqual(problems(report, dir), [
-    ['pc.jsonl', 2, 'completion', 'empty-content', 'error'],
-    ['pc.jsonl', 3, 'prompt', 'wrong-type', 'error'],
-    ['pc.jsonl', 4, 'prompt', 'missing-field', 'error'],
-    ['text.jsonl', 2, 'text', 'empty-content', 'error'],
-    ['text.jsonl', 3, 'text', 'wrong-type', 'error'],
-    ['text.jsonl', 4, 'text', 'missing-field', 'error'],
-    ['text.jsonl', 5, '', 'bad-json', 'error'],
-    ['text.jsonl', 6, '', 'wrong-type', 'error'],
+    ['pc.jsonl', 2, 'completion', 'empty_content', 'error'],
+    ['pc.jsonl', 3, 'prompt', 'wrong_type', 'error'],
+    ['pc.jsonl', 4, 'prompt', 'missing_field', 'error'],
+    ['text.jsonl', 2, 'text', 'empty_content', 'error'],
+    ['text.jsonl', 3, 'text', 'wrong_type', 'error'],
+    ['text.jsonl', 4, 'text', 'missing_field', 'error'],
+    ['text.jsonl', 5, '', 'bad_json', 'error'],
+    ['text.jsonl', 6, '', 'wrong_type', 'error'],
   ]);
 });
 
@@ -212,12 +212,12 @@ test('CSV: bad rows are reported at the line they start on, with the column as f
     ['rows.csv', { total: 7, valid: 2, invalid: 5, duplicates: 0 }],
   ]);
   assert.deepEqual(problems(report, dir), [
-    ['nomap.csv', null, 'columns', 'missing-field', 'error'],
-    ['rows.csv', 3, '', 'bad-csv', 'error'],
-    ['rows.csv', 4, '', 'bad-csv', 'error'],
-    ['rows.csv', 5, 'prompt', 'empty-content', 'error'],
-    ['rows.csv', 8, '', 'invalid-utf8', 'error'],
-    ['rows.csv', 9, '', 'bad-csv', 'error'],
+    ['nomap.csv', null, 'columns', 'missing_field', 'error'],
+    ['rows.csv', 3, '', 'bad_csv', 'error'],
+    ['rows.csv', 4, '', 'bad_csv', 'error'],
+    ['rows.csv', 5, 'prompt', 'empty_content', 'error'],
+    ['rows.csv', 8, '', 'invalid_utf8', 'error'],
+    ['rows.csv', 9, '', 'bad_csv', 'error'],
   ]);
   assert.match(report.problems[0].message, /columns: a, b/);
   assert.equal(report.problems[1].message, 'expected 2 fields, found 1');
@@ -227,7 +227,7 @@ test('CSV: bad rows are reported at the line they start on, with the column as f
 test('plain text: invalid UTF-8 is reported on its line', async (t) => {
   const dir = tempFiles(t, { 'notes.txt': bytes('fine\nbad ', [0xfe], ' byte\n') });
   const report = await scanDataset(dir);
-  assert.deepEqual(problems(report, dir), [['notes.txt', 2, '', 'invalid-utf8', 'error']]);
+  assert.deepEqual(problems(report, dir), [['notes.txt', 2, '', 'invalid_utf8', 'error']]);
   assert.deepEqual(report.records, { total: 1, valid: 0, invalid: 1, duplicates: 0 });
 });
 
@@ -240,14 +240,14 @@ test('file-level problems: missing path, unknown format, empty file, oversized r
   const missing = join(dir, 'nope', 'data.jsonl');
   const report = await scanDataset([dir, missing], { maxRecordBytes: 200 });
   assert.deepEqual(problems(report, dir), [
-    [join('nope', 'data.jsonl'), null, '', 'not-found', 'error'],
-    ['empty.jsonl', null, '', 'empty-content', 'error'],
-    ['mystery.jsonl', null, '', 'unknown-format', 'error'],
-    ['big.jsonl', 2, '', 'too-large', 'error'],
+    [join('nope', 'data.jsonl'), null, '', 'not_found', 'error'],
+    ['empty.jsonl', null, '', 'empty_content', 'error'],
+    ['mystery.jsonl', null, '', 'unknown_format', 'error'],
+    ['big.jsonl', 2, '', 'too_large', 'error'],
   ]);
-  const notFound = report.problems.find((p) => p.code === 'not-found')!;
+  const notFound = report.problems.find((p) => p.code === 'not_found')!;
   assert.equal(notFound.message, `no such file or folder: ${missing}`);
-  assert.match(report.problems.find((p) => p.code === 'unknown-format')!.message, /keys "foo"/);
+  assert.match(report.problems.find((p) => p.code === 'unknown_format')!.message, /keys "foo"/);
   assert.deepEqual(report.files.map((f) => f.path), [join(dir, 'big.jsonl')]);
   assert.deepEqual(report.records, { total: 3, valid: 2, invalid: 1, duplicates: 0 });
 });
@@ -259,8 +259,8 @@ test('role names are matched exactly, not through the object prototype', async (
   });
   const report = await scanDataset(dir);
   assert.deepEqual(problems(report, dir), [
-    ['proto-share.jsonl', 1, 'conversations[0].from', 'unknown-role', 'error'],
-    ['proto.jsonl', 1, 'messages[0].role', 'unknown-role', 'error'],
+    ['proto-share.jsonl', 1, 'conversations[0].from', 'unknown_role', 'error'],
+    ['proto.jsonl', 1, 'messages[0].role', 'unknown_role', 'error'],
   ]);
 });
 
@@ -269,16 +269,16 @@ test('the problem list is capped by maxProblems while every problem is counted',
   const report = await scanDataset(dir, { maxProblems: 5 });
   assert.equal(report.problems.length, 5);
   assert.equal(report.problemsOmitted, 25);
-  assert.deepEqual(report.problemCounts, { 'bad-json': 30 });
+  assert.deepEqual(report.problemCounts, { 'bad_json': 30 });
   assert.deepEqual(report.records, { total: 31, valid: 1, invalid: 30, duplicates: 0 });
 });
 
 after(() => {
-  // read-error needs a file the test user cannot read, which root can; it shares code with not-found.
+  // read_error needs a file the test user cannot read, which root can; it shares code with not_found.
   const all: ProblemCode[] = [
-    'not-found', 'unknown-format', 'bad-json', 'bad-csv', 'invalid-utf8', 'missing-field', 'wrong-type',
-    'missing-role', 'unknown-role', 'empty-content', 'no-assistant', 'no-user', 'orphan-tool', 'role-order',
-    'too-large', 'long-message',
+    'not_found', 'unknown_format', 'bad_json', 'bad_csv', 'invalid_utf8', 'missing_field', 'wrong_type',
+    'missing_role', 'unknown_role', 'empty_content', 'no_assistant', 'no_user', 'orphan_tool', 'role_order',
+    'too_large', 'long_message',
   ];
   assert.deepEqual(all.filter((code) => !seen.has(code)), [], 'every problem kind is exercised');
 });

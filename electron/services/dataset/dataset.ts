@@ -23,7 +23,7 @@ export interface OpenedDataset {
   /**
    * Streams the accepted examples (valid, and not dropped as duplicates) in
    * file order, each with its split side. Every call reads the files again;
-   * it throws a DatasetError `file-changed` if a file changed since the scan.
+   * it throws a DatasetError `file_changed` if a file changed since the scan.
    */
   examples(onProgress?: ProgressCallback): AsyncGenerator<SplitExample>;
 }
@@ -98,7 +98,7 @@ async function plan(paths: string[], opts: ResolvedOptions): Promise<Plan> {
       result.files.push({ path, role, ...sniffed, overridden: override !== undefined, bytes: info.size, mtimeMs: info.mtimeMs });
     } catch (err) {
       const issues = new RecordIssues(path, null);
-      issues.error('read-error', '', `cannot read ${path}: ${(err as Error).message}`);
+      issues.error('read_error', '', `cannot read ${path}: ${(err as Error).message}`);
       result.problems.push(...issues.list);
     }
   }
@@ -165,7 +165,7 @@ async function* walk(
 async function checkUnchanged(file: PlannedFile): Promise<void> {
   const info = await stat(file.path).catch(() => null);
   if (!info || info.size !== file.bytes || info.mtimeMs !== file.mtimeMs) {
-    throw new DatasetError('file-changed', `${file.path} changed since it was scanned; scan it again`);
+    throw new DatasetError('file_changed', `${file.path} changed since it was scanned; scan it again`);
   }
 }
 

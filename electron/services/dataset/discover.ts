@@ -40,8 +40,8 @@ export async function discover(
   const fail = (path: string, err: unknown): void => {
     const code = (err as NodeJS.ErrnoException).code;
     const issues = new RecordIssues(path, null);
-    if (code === 'ENOENT') issues.error('not-found', '', `no such file or folder: ${path}`);
-    else issues.error('read-error', '', `cannot read ${path}: ${(err as Error).message}`);
+    if (code === 'ENOENT') issues.error('not_found', '', `no such file or folder: ${path}`);
+    else issues.error('read_error', '', `cannot read ${path}: ${(err as Error).message}`);
     result.problems.push(...issues.list);
   };
 

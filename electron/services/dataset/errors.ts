@@ -3,29 +3,18 @@
  * problems are never thrown: they go into the report. When an error crosses
  * a process or IPC boundary, send `toPlainError(err)`, not the Error object.
  */
+import { HoneError, toPlain, type ErrorCode, type PlainError } from '../../common/errors.ts';
 
-export type DatasetErrorCode = 'bad-option' | 'file-changed' | 'internal';
+export type DatasetErrorCode = Extract<ErrorCode, 'bad_option' | 'file_changed' | 'internal'>;
+export type { PlainError };
 
-export interface PlainError {
-  code: string;
-  message: string;
-}
-
-export class DatasetError extends Error {
-  readonly code: DatasetErrorCode;
+export class DatasetError extends HoneError {
+  declare code: DatasetErrorCode;
   constructor(code: DatasetErrorCode, message: string) {
-    super(message);
+    super(code, message);
     this.name = 'DatasetError';
-    this.code = code;
   }
 }
 
-/** Any thrown value as `{code, message}`, safe to serialise. */
-export function toPlainError(err: unknown): PlainError {
-  if (err instanceof DatasetError) return { code: err.code, message: err.message };
-  if (err instanceof Error) {
-    const code = (err as NodeJS.ErrnoException).code;
-    return { code: typeof code === 'string' ? code : 'internal', message: err.message };
-  }
-  return { code: 'internal', message: String(err) };
-}
+/** Any thrown value as `{code, message, detail?}`, safe to serialise (common/errors.ts `toPlain`). */
+export const toPlainError = toPlain;

@@ -37,9 +37,9 @@ export interface ImportOptions {
   seed?: number | string;
   /** Leave duplicates out of the import (they are counted either way). Default false. */
   dropDuplicates?: boolean;
-  /** A message longer than this many characters gets a `long-message` warning. Default 32768. */
+  /** A message longer than this many characters gets a `long_message` warning. Default 32768. */
   longMessageChars?: number;
-  /** A line / element / CSV record larger than this is skipped as `too-large`. Default 64 MiB. */
+  /** A line / element / CSV record larger than this is skipped as `too_large`. Default 64 MiB. */
   maxRecordBytes?: number;
   /** Plain text is cut at the first paragraph break after this many characters. Default 65536. */
   textSegmentChars?: number;
@@ -59,14 +59,14 @@ export type ResolvedOptions = Required<Omit<ImportOptions, 'format' | 'csv' | 'e
 function positive(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!Number.isFinite(value) || value <= 0) {
-    throw new DatasetError('bad-option', `${name} must be a positive number, got ${value}`);
+    throw new DatasetError('bad_option', `${name} must be a positive number, got ${value}`);
   }
   return value;
 }
 
 function checkFormat(name: string, value: unknown): void {
   if (!FORMAT_NAMES.includes(value as FormatName)) {
-    throw new DatasetError('bad-option', `${name}: unknown format ${JSON.stringify(value)}; expected one of ${FORMAT_NAMES.join(', ')}`);
+    throw new DatasetError('bad_option', `${name}: unknown format ${JSON.stringify(value)}; expected one of ${FORMAT_NAMES.join(', ')}`);
   }
 }
 
@@ -74,13 +74,13 @@ function checkFormat(name: string, value: unknown): void {
 export function resolveOptions(options: ImportOptions = {}): ResolvedOptions {
   const evalRatio = options.evalRatio ?? 0;
   if (!(evalRatio >= 0 && evalRatio < 1)) {
-    throw new DatasetError('bad-option', `evalRatio must be in [0, 1), got ${options.evalRatio}`);
+    throw new DatasetError('bad_option', `evalRatio must be in [0, 1), got ${options.evalRatio}`);
   }
   if (options.format !== undefined) checkFormat('format', options.format);
   for (const [file, format] of Object.entries(options.formatByFile ?? {})) checkFormat(`formatByFile[${file}]`, format);
   const delimiter = options.csv?.delimiter;
   if (delimiter !== undefined && (delimiter.length !== 1 || delimiter === '"' || delimiter === '\n' || delimiter === '\r')) {
-    throw new DatasetError('bad-option', `csv.delimiter must be one character other than a quote or newline, got ${JSON.stringify(delimiter)}`);
+    throw new DatasetError('bad_option', `csv.delimiter must be one character other than a quote or newline, got ${JSON.stringify(delimiter)}`);
   }
   return {
     format: options.format,

@@ -62,7 +62,7 @@ export async function* readRecords(
     else yield* plainText(file, options, chunks);
   } catch (err) {
     const issues = new RecordIssues(file.path, null);
-    issues.error('read-error', '', `cannot read ${file.path}: ${(err as Error).message}`);
+    issues.error('read_error', '', `cannot read ${file.path}: ${(err as Error).message}`);
     yield { record: false, example: null, problems: issues.list };
   }
 }
@@ -84,12 +84,12 @@ function normaliserFor(format: FormatName): Normaliser {
 
 /** Parses and normalises one JSON record's text. */
 function jsonRecord(text: string, invalidUtf8: boolean, normalise: Normaliser, issues: RecordIssues, ctx: FormatContext): Outcome {
-  if (invalidUtf8) issues.error('invalid-utf8', '', 'record contains bytes that are not valid UTF-8');
+  if (invalidUtf8) issues.error('invalid_utf8', '', 'record contains bytes that are not valid UTF-8');
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
-    issues.error('bad-json', '', `not valid JSON: ${(err as Error).message}`);
+    issues.error('bad_json', '', `not valid JSON: ${(err as Error).message}`);
     return { record: true, example: null, problems: issues.list };
   }
   const example = normalise(value, issues, ctx);
@@ -97,7 +97,7 @@ function jsonRecord(text: string, invalidUtf8: boolean, normalise: Normaliser, i
 }
 
 function tooLarge(issues: RecordIssues, limit: number): Outcome {
-  issues.error('too-large', '', `record is larger than ${limit} bytes (maxRecordBytes); skipped`);
+  issues.error('too_large', '', `record is larger than ${limit} bytes (maxRecordBytes); skipped`);
   return { record: true, example: null, problems: issues.list };
 }
 
@@ -120,7 +120,7 @@ async function* jsonArray(file: PlannedFile, options: ResolvedOptions, chunks: A
   for await (const event of readJsonArray(chunks, { maxElementBytes: options.maxRecordBytes })) {
     if (event.kind === 'error') {
       const issues = new RecordIssues(file.path, event.index);
-      issues.error('bad-json', '', event.message);
+      issues.error('bad_json', '', event.message);
       yield { record: false, example: null, problems: issues.list };
       continue;
     }
@@ -145,7 +145,7 @@ async function* csvRows(file: PlannedFile, options: ResolvedOptions, chunks: Asy
       const resolved = resolveCsvMapping(wantHeader ? row.fields : null, options.csv);
       if (typeof resolved === 'string') {
         const issues = new RecordIssues(file.path, null);
-        issues.error('missing-field', 'columns', resolved);
+        issues.error('missing_field', 'columns', resolved);
         yield { record: false, example: null, problems: issues.list };
         return;
       }
@@ -159,10 +159,10 @@ async function* csvRows(file: PlannedFile, options: ResolvedOptions, chunks: Asy
       continue;
     }
     if (row.invalidUtf8Line !== undefined) {
-      issues.error('invalid-utf8', '', `line ${row.invalidUtf8Line} contains bytes that are not valid UTF-8`);
+      issues.error('invalid_utf8', '', `line ${row.invalidUtf8Line} contains bytes that are not valid UTF-8`);
     }
     if (row.error) {
-      issues.error('bad-csv', '', row.error);
+      issues.error('bad_csv', '', row.error);
       yield { record: true, example: null, problems: issues.list };
       continue;
     }
@@ -181,8 +181,8 @@ async function* plainText(file: PlannedFile, options: ResolvedOptions, chunks: A
     if (segment.text.trim() === '' && segment.invalidUtf8Lines.length === 0 && segment.tooLongLines.length === 0) continue;
     any = true;
     const problems: Problem[] = [
-      ...segment.invalidUtf8Lines.map((line) => lineProblem(file.path, line, 'invalid-utf8', 'line contains bytes that are not valid UTF-8')),
-      ...segment.tooLongLines.map((line) => lineProblem(file.path, line, 'too-large', `line is longer than ${options.maxRecordBytes} bytes (maxRecordBytes); left out`)),
+      ...segment.invalidUtf8Lines.map((line) => lineProblem(file.path, line, 'invalid_utf8', 'line contains bytes that are not valid UTF-8')),
+      ...segment.tooLongLines.map((line) => lineProblem(file.path, line, 'too_large', `line is longer than ${options.maxRecordBytes} bytes (maxRecordBytes); left out`)),
     ];
     const example: Example = {
       kind: 'text',
@@ -195,7 +195,7 @@ async function* plainText(file: PlannedFile, options: ResolvedOptions, chunks: A
   if (!any) yield emptyFile(file);
 }
 
-function lineProblem(file: string, line: number, code: 'invalid-utf8' | 'too-large', message: string): Problem {
+function lineProblem(file: string, line: number, code: 'invalid_utf8' | 'too_large', message: string): Problem {
   const issues = new RecordIssues(file, line);
   issues.error(code, '', message);
   return issues.list[0];
@@ -203,6 +203,6 @@ function lineProblem(file: string, line: number, code: 'invalid-utf8' | 'too-lar
 
 function emptyFile(file: PlannedFile): Outcome {
   const issues = new RecordIssues(file.path, null);
-  issues.error('empty-content', '', 'the file holds no records (it is empty or blank)');
+  issues.error('empty_content', '', 'the file holds no records (it is empty or blank)');
   return { record: false, example: null, problems: issues.list };
 }

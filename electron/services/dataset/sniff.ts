@@ -68,7 +68,7 @@ export async function sniffFile(path: string, override?: FormatName): Promise<Sn
   const head = await readHead(path);
   const text = new TextDecoder().decode(head);
   const first = text.trimStart()[0];
-  if (first === undefined) return { code: 'empty-content', problem: 'the file is empty' };
+  if (first === undefined) return { code: 'empty_content', problem: 'the file is empty' };
   const container: Container = first === '[' ? 'json-array' : 'jsonl';
   if (override) return { format: override, container };
 
@@ -87,7 +87,7 @@ export async function sniffFile(path: string, override?: FormatName): Promise<Sn
     if (++seen >= SNIFF_RECORDS) break;
   }
   const what = firstKeys ? `records have keys ${firstKeys.map((k) => JSON.stringify(k)).join(', ')}` : 'no record could be parsed';
-  return { code: 'unknown-format', problem: `cannot tell the format (${what}); expected messages, conversations, instruction/output, prompt/completion or text — or pass a format override` };
+  return { code: 'unknown_format', problem: `cannot tell the format (${what}); expected messages, conversations, instruction/output, prompt/completion or text — or pass a format override` };
 }
 
 async function* recordTexts(head: Uint8Array, container: Container): AsyncGenerator<string> {

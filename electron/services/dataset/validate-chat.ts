@@ -9,8 +9,8 @@
  *   tool      -> tool | assistant
  *
  * A tool message needs a pending call from the assistant before it (matched
- * by `tool_call_id` when both sides carry ids), else it is `orphan-tool`;
- * other breaks are `role-order`. A conversation may end after any message.
+ * by `tool_call_id` when both sides carry ids), else it is `orphan_tool`;
+ * other breaks are `role_order`. A conversation may end after any message.
  */
 import type { ChatMessage, ToolCall } from './example.ts';
 import type { RecordIssues } from './problems.ts';
@@ -40,11 +40,11 @@ export function checkConversation(
   messages.forEach((m, i) => {
     const callsOnly = m.role === 'assistant' && (m.tool_calls?.length ?? 0) > 0;
     if (m.content.trim() === '' && !callsOnly) {
-      issues.error('empty-content', paths[i].content, `${m.role} message has no content`);
+      issues.error('empty_content', paths[i].content, `${m.role} message has no content`);
     }
     if (m.content.length > options.longMessageChars) {
       issues.warn(
-        'long-message',
+        'long_message',
         paths[i].content,
         `${m.role} message is ${m.content.length} characters long (limit ${options.longMessageChars}); it will likely be truncated`,
       );
@@ -53,12 +53,12 @@ export function checkConversation(
 
   const assistants = messages.filter((m) => m.role === 'assistant');
   if (assistants.length === 0) {
-    issues.error('no-assistant', options.listField, 'conversation has no assistant turn: nothing to learn from');
+    issues.error('no_assistant', options.listField, 'conversation has no assistant turn: nothing to learn from');
   } else if (assistants.every((m) => m.weight === 0)) {
-    issues.error('no-assistant', options.listField, 'every assistant turn has weight 0: nothing to learn from');
+    issues.error('no_assistant', options.listField, 'every assistant turn has weight 0: nothing to learn from');
   }
   if (!messages.some((m) => m.role === 'user')) {
-    issues.error('no-user', options.listField, 'conversation has no user turn');
+    issues.error('no_user', options.listField, 'conversation has no user turn');
   }
   checkOrder(messages, paths, issues);
 }
@@ -71,11 +71,11 @@ function checkOrder(messages: ChatMessage[], paths: MessagePaths[], issues: Reco
     const prevName = prev === null ? 'the start' : `a ${prev.role} message`;
     if (m.role === 'tool') {
       if (pending.length === 0) {
-        issues.error('orphan-tool', field, 'tool message has no assistant tool call before it');
+        issues.error('orphan_tool', field, 'tool message has no assistant tool call before it');
       } else {
         const at = m.tool_call_id === undefined ? 0 : pending.findIndex((c) => c.id === undefined || c.id === m.tool_call_id);
         if (at === -1) {
-          issues.error('orphan-tool', `${paths[i].message}.tool_call_id`, `tool_call_id ${JSON.stringify(m.tool_call_id)} matches no pending tool call`);
+          issues.error('orphan_tool', `${paths[i].message}.tool_call_id`, `tool_call_id ${JSON.stringify(m.tool_call_id)} matches no pending tool call`);
         } else {
           pending.splice(at, 1);
         }
@@ -90,7 +90,7 @@ function checkOrder(messages: ChatMessage[], paths: MessagePaths[], issues: Reco
       else ok = m.role === 'assistant'; // after tool results
       if (!ok) {
         const why = madeCalls ? ' (its tool calls have no tool results)' : '';
-        issues.error('role-order', field, `${m.role} message cannot follow ${prevName}${why}`);
+        issues.error('role_order', field, `${m.role} message cannot follow ${prevName}${why}`);
       }
       pending = m.role === 'assistant' ? [...(m.tool_calls ?? [])] : [];
     }

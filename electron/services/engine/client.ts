@@ -2,7 +2,7 @@
  * The parent's side of the engine host: starts the host process, sends typed requests and
  * receives their events and replies. If the host dies (a ggml abort, out of memory, SIGKILL),
  * every pending request gets a `host-exited` event with the reason and the last checkpoint
- * seen, then rejects with code `host-exited`: never a hung promise. Start a new host to resume.
+ * seen, then rejects with code `host_exited`: never a hung promise. Start a new host to resume.
  *
  * The host is started by file path, never imported: services/ does not depend on engine-host/.
  */
@@ -66,7 +66,7 @@ export class EngineHost extends EventEmitter {
   }
 
   request<K extends RequestKind>(kind: K, payload: Requests[K]['payload'], onEvent?: (e: EngineEvent) => void): Promise<Requests[K]['result']> {
-    if (this.exited) return Promise.reject(new HoneError('host-exited', `the engine host ${this.exited}`, { reason: this.exited, lastCheckpoint: this.lastCheckpoint }));
+    if (this.exited) return Promise.reject(new HoneError('host_exited', `the engine host ${this.exited}`, { reason: this.exited, lastCheckpoint: this.lastCheckpoint }));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, onEvent, lastCheckpoint: null });
@@ -104,7 +104,7 @@ export class EngineHost extends EventEmitter {
     for (const [id, p] of this.pending) {
       const lastCheckpoint = p.lastCheckpoint ?? this.lastCheckpoint;
       p.onEvent?.({ type: 'host-exited', reason, lastCheckpoint });
-      p.reject(new HoneError('host-exited', `the engine host ${reason}`, { reason, lastCheckpoint }));
+      p.reject(new HoneError('host_exited', `the engine host ${reason}`, { reason, lastCheckpoint }));
       this.pending.delete(id);
     }
     this.emit('host-exited', { reason, lastCheckpoint: this.lastCheckpoint });

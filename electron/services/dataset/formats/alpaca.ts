@@ -11,7 +11,7 @@ import type { FormatContext } from './types.ts';
 
 export function normaliseAlpaca(value: unknown, issues: RecordIssues, ctx: FormatContext): ChatExample | null {
   if (!isPlainObject(value)) {
-    issues.error('wrong-type', '', `record must be a JSON object, got ${typeName(value)}`);
+    issues.error('wrong_type', '', `record must be a JSON object, got ${typeName(value)}`);
     return null;
   }
   const instruction = stringField(value, 'instruction', issues, true);
@@ -42,14 +42,14 @@ export function normaliseAlpaca(value: unknown, issues: RecordIssues, ctx: Forma
 function readHistory(value: unknown, issues: RecordIssues): [string, string][] | null {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) {
-    issues.error('wrong-type', 'history', `history must be an array of [user, assistant] pairs, got ${typeName(value)}`);
+    issues.error('wrong_type', 'history', `history must be an array of [user, assistant] pairs, got ${typeName(value)}`);
     return null;
   }
   const pairs: [string, string][] = [];
   for (let i = 0; i < value.length; i++) {
     const pair = value[i];
     if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string' || typeof pair[1] !== 'string') {
-      issues.error('wrong-type', `history[${i}]`, 'history entry must be a [user, assistant] pair of strings');
+      issues.error('wrong_type', `history[${i}]`, 'history entry must be a [user, assistant] pair of strings');
       return null;
     }
     pairs.push([pair[0], pair[1]]);

@@ -80,7 +80,7 @@ export function resolveCsvMapping(header: string[] | null, options: CsvOptions):
 
 export function csvRowToExample(fields: string[], mapping: CsvMapping, issues: RecordIssues, ctx: FormatContext): Example | null {
   if (mapping.width > 0 && fields.length !== mapping.width) {
-    issues.error('bad-csv', '', `expected ${mapping.width} fields, found ${fields.length}`);
+    issues.error('bad_csv', '', `expected ${mapping.width} fields, found ${fields.length}`);
     return null;
   }
   const nameOf = (index: number): string => mapping.names[index] ?? `column ${index + 1}`;
@@ -88,7 +88,7 @@ export function csvRowToExample(fields: string[], mapping: CsvMapping, issues: R
     const index = mapping.columns[role];
     if (index === undefined) return undefined;
     if (index >= fields.length) {
-      issues.error('missing-field', nameOf(index), `row has no ${nameOf(index)} (only ${fields.length} fields)`);
+      issues.error('missing_field', nameOf(index), `row has no ${nameOf(index)} (only ${fields.length} fields)`);
       return undefined;
     }
     return fields[index];
@@ -98,7 +98,7 @@ export function csvRowToExample(fields: string[], mapping: CsvMapping, issues: R
     const text = get('text');
     if (text === undefined) return null;
     if (text.trim() === '') {
-      issues.error('empty-content', nameOf(mapping.columns.text), 'text is empty');
+      issues.error('empty_content', nameOf(mapping.columns.text), 'text is empty');
       return null;
     }
     return { kind: 'text', text, source: { file: ctx.file, line: ctx.line } };

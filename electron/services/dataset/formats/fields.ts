@@ -1,8 +1,8 @@
 import { typeName, type RecordIssues } from '../problems.ts';
 
 /**
- * A string field: `required` ones report `missing-field` when absent; a
- * present non-string reports `wrong-type`. Returns undefined on any problem
+ * A string field: `required` ones report `missing_field` when absent; a
+ * present non-string reports `wrong_type`. Returns undefined on any problem
  * or absence (null counts as absent).
  */
 export function stringField(
@@ -13,11 +13,11 @@ export function stringField(
 ): string | undefined {
   const value = record[key];
   if (value === undefined || value === null) {
-    if (required) issues.error('missing-field', key, `record has no "${key}"`);
+    if (required) issues.error('missing_field', key, `record has no "${key}"`);
     return undefined;
   }
   if (typeof value !== 'string') {
-    issues.error('wrong-type', key, `${key} must be a string, got ${typeName(value)}`);
+    issues.error('wrong_type', key, `${key} must be a string, got ${typeName(value)}`);
     return undefined;
   }
   return value;

@@ -20,20 +20,20 @@ const ROLES: Record<string, Role> = {
 
 export function normaliseOpenAiChat(value: unknown, issues: RecordIssues, ctx: FormatContext): ChatExample | null {
   if (!isPlainObject(value)) {
-    issues.error('wrong-type', '', `record must be a JSON object, got ${typeName(value)}`);
+    issues.error('wrong_type', '', `record must be a JSON object, got ${typeName(value)}`);
     return null;
   }
   const raw = value.messages;
   if (raw === undefined) {
-    issues.error('missing-field', 'messages', 'record has no "messages" list');
+    issues.error('missing_field', 'messages', 'record has no "messages" list');
     return null;
   }
   if (!Array.isArray(raw)) {
-    issues.error('wrong-type', 'messages', `messages must be an array, got ${typeName(raw)}`);
+    issues.error('wrong_type', 'messages', `messages must be an array, got ${typeName(raw)}`);
     return null;
   }
   if (raw.length === 0) {
-    issues.error('empty-content', 'messages', 'messages is empty');
+    issues.error('empty_content', 'messages', 'messages is empty');
     return null;
   }
   const messages: ChatMessage[] = [];
@@ -59,24 +59,24 @@ export function normaliseOpenAiChat(value: unknown, issues: RecordIssues, ctx: F
 
 function readMessage(item: unknown, at: string, issues: RecordIssues): ChatMessage | null {
   if (!isPlainObject(item)) {
-    issues.error('wrong-type', at, `message must be an object, got ${typeName(item)}`);
+    issues.error('wrong_type', at, `message must be an object, got ${typeName(item)}`);
     return null;
   }
   // Any error reported while reading this message makes it unusable.
   const errorsBefore = issues.list.length;
 
   let role: Role | undefined;
-  if (item.role === undefined || item.role === null) issues.error('missing-role', `${at}.role`, 'message has no role');
-  else if (typeof item.role !== 'string') issues.error('wrong-type', `${at}.role`, `role must be a string, got ${typeName(item.role)}`);
-  else if (!Object.hasOwn(ROLES, item.role)) issues.error('unknown-role', `${at}.role`, `unknown role ${JSON.stringify(item.role)}`);
+  if (item.role === undefined || item.role === null) issues.error('missing_role', `${at}.role`, 'message has no role');
+  else if (typeof item.role !== 'string') issues.error('wrong_type', `${at}.role`, `role must be a string, got ${typeName(item.role)}`);
+  else if (!Object.hasOwn(ROLES, item.role)) issues.error('unknown_role', `${at}.role`, `unknown role ${JSON.stringify(item.role)}`);
   else role = ROLES[item.role];
 
   let toolCalls: ToolCall[] | undefined;
   if (item.tool_calls !== undefined && item.tool_calls !== null) {
     if (!Array.isArray(item.tool_calls)) {
-      issues.error('wrong-type', `${at}.tool_calls`, `tool_calls must be an array, got ${typeName(item.tool_calls)}`);
+      issues.error('wrong_type', `${at}.tool_calls`, `tool_calls must be an array, got ${typeName(item.tool_calls)}`);
     } else if (role !== undefined && role !== 'assistant') {
-      issues.error('wrong-type', `${at}.tool_calls`, 'only assistant messages may have tool_calls');
+      issues.error('wrong_type', `${at}.tool_calls`, 'only assistant messages may have tool_calls');
     } else if (item.tool_calls.length > 0) {
       toolCalls = [];
       item.tool_calls.forEach((call: unknown, j: number) => {
@@ -88,12 +88,12 @@ function readMessage(item: unknown, at: string, issues: RecordIssues): ChatMessa
 
   let content = '';
   const c = item.content;
-  if (c === undefined && !toolCalls) issues.error('missing-field', `${at}.content`, 'message has no content');
+  if (c === undefined && !toolCalls) issues.error('missing_field', `${at}.content`, 'message has no content');
   else if (typeof c === 'string') content = c;
   else if (Array.isArray(c)) {
     content = textParts(c, `${at}.content`, issues) ?? '';
   } else if (c !== null && c !== undefined) {
-    issues.error('wrong-type', `${at}.content`, `content must be a string or a list of text parts, got ${typeName(c)}`);
+    issues.error('wrong_type', `${at}.content`, `content must be a string or a list of text parts, got ${typeName(c)}`);
   }
 
   const message: ChatMessage = { role: role ?? 'user', content };
@@ -102,30 +102,30 @@ function readMessage(item: unknown, at: string, issues: RecordIssues): ChatMessa
     const v = item[key];
     if (v === undefined || v === null) continue;
     if (typeof v === 'string') message[key] = v;
-    else issues.error('wrong-type', `${at}.${key}`, `${key} must be a string, got ${typeName(v)}`);
+    else issues.error('wrong_type', `${at}.${key}`, `${key} must be a string, got ${typeName(v)}`);
   }
   if (item.weight !== undefined) {
     if (item.weight === 0 || item.weight === 1) message.weight = item.weight;
-    else issues.error('wrong-type', `${at}.weight`, `weight must be 0 or 1, got ${JSON.stringify(item.weight)}`);
+    else issues.error('wrong_type', `${at}.weight`, `weight must be 0 or 1, got ${JSON.stringify(item.weight)}`);
   }
   return issues.list.length === errorsBefore ? message : null;
 }
 
 function readToolCall(call: unknown, at: string, issues: RecordIssues): ToolCall | null {
   if (!isPlainObject(call)) {
-    issues.error('wrong-type', at, `tool call must be an object, got ${typeName(call)}`);
+    issues.error('wrong_type', at, `tool call must be an object, got ${typeName(call)}`);
     return null;
   }
   if (call.type !== undefined && call.type !== 'function') {
-    issues.error('wrong-type', `${at}.type`, `tool call type must be "function", got ${JSON.stringify(call.type)}`);
+    issues.error('wrong_type', `${at}.type`, `tool call type must be "function", got ${JSON.stringify(call.type)}`);
     return null;
   }
   if (call.id !== undefined && typeof call.id !== 'string') {
-    issues.error('wrong-type', `${at}.id`, `tool call id must be a string, got ${typeName(call.id)}`);
+    issues.error('wrong_type', `${at}.id`, `tool call id must be a string, got ${typeName(call.id)}`);
     return null;
   }
   if (call.function === undefined) {
-    issues.error('missing-field', `${at}.function`, 'tool call has no function');
+    issues.error('missing_field', `${at}.function`, 'tool call has no function');
     return null;
   }
   return functionCall(call.function, `${at}.function`, issues, call.id);
@@ -139,7 +139,7 @@ function textParts(parts: unknown[], at: string, issues: RecordIssues): string |
       text += part.text;
     } else {
       const kind = isPlainObject(part) ? JSON.stringify(part.type) : typeName(part);
-      issues.error('wrong-type', `${at}[${j}]`, `only text content parts are supported, got ${kind}`);
+      issues.error('wrong_type', `${at}[${j}]`, `only text content parts are supported, got ${kind}`);
       return null;
     }
   }

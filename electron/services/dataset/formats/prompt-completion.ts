@@ -10,7 +10,7 @@ import type { FormatContext } from './types.ts';
 
 export function normalisePromptCompletion(value: unknown, issues: RecordIssues, ctx: FormatContext): ChatExample | null {
   if (!isPlainObject(value)) {
-    issues.error('wrong-type', '', `record must be a JSON object, got ${typeName(value)}`);
+    issues.error('wrong_type', '', `record must be a JSON object, got ${typeName(value)}`);
     return null;
   }
   const prompt = stringField(value, 'prompt', issues, true);

@@ -27,20 +27,20 @@ const FROM: Record<string, From> = {
 
 export function normaliseShareGpt(value: unknown, issues: RecordIssues, ctx: FormatContext): ChatExample | null {
   if (!isPlainObject(value)) {
-    issues.error('wrong-type', '', `record must be a JSON object, got ${typeName(value)}`);
+    issues.error('wrong_type', '', `record must be a JSON object, got ${typeName(value)}`);
     return null;
   }
   const raw = value.conversations;
   if (raw === undefined) {
-    issues.error('missing-field', 'conversations', 'record has no "conversations" list');
+    issues.error('missing_field', 'conversations', 'record has no "conversations" list');
     return null;
   }
   if (!Array.isArray(raw)) {
-    issues.error('wrong-type', 'conversations', `conversations must be an array, got ${typeName(raw)}`);
+    issues.error('wrong_type', 'conversations', `conversations must be an array, got ${typeName(raw)}`);
     return null;
   }
   if (raw.length === 0) {
-    issues.error('empty-content', 'conversations', 'conversations is empty');
+    issues.error('empty_content', 'conversations', 'conversations is empty');
     return null;
   }
   const messages: ChatMessage[] = [];
@@ -49,7 +49,7 @@ export function normaliseShareGpt(value: unknown, issues: RecordIssues, ctx: For
 
   if (value.system !== undefined && value.system !== null) {
     if (typeof value.system !== 'string') {
-      issues.error('wrong-type', 'system', `system must be a string, got ${typeName(value.system)}`);
+      issues.error('wrong_type', 'system', `system must be a string, got ${typeName(value.system)}`);
       complete = false;
     } else if (value.system.trim() !== '') {
       messages.push({ role: 'system', content: value.system });
@@ -76,30 +76,30 @@ export function normaliseShareGpt(value: unknown, issues: RecordIssues, ctx: For
 
 function readTurn(turn: unknown, at: string, issues: RecordIssues): ChatMessage | null {
   if (!isPlainObject(turn)) {
-    issues.error('wrong-type', at, `turn must be an object, got ${typeName(turn)}`);
+    issues.error('wrong_type', at, `turn must be an object, got ${typeName(turn)}`);
     return null;
   }
   let from: From | undefined;
   let ok = true;
   if (turn.from === undefined || turn.from === null) {
-    issues.error('missing-role', `${at}.from`, 'turn has no "from"');
+    issues.error('missing_role', `${at}.from`, 'turn has no "from"');
     ok = false;
   } else if (typeof turn.from !== 'string') {
-    issues.error('wrong-type', `${at}.from`, `from must be a string, got ${typeName(turn.from)}`);
+    issues.error('wrong_type', `${at}.from`, `from must be a string, got ${typeName(turn.from)}`);
     ok = false;
   } else if (!Object.hasOwn(FROM, turn.from)) {
-    issues.error('unknown-role', `${at}.from`, `unknown role ${JSON.stringify(turn.from)}`);
+    issues.error('unknown_role', `${at}.from`, `unknown role ${JSON.stringify(turn.from)}`);
     ok = false;
   } else {
     from = FROM[turn.from];
   }
   const value = turn.value;
   if (value === undefined) {
-    issues.error('missing-field', `${at}.value`, 'turn has no "value"');
+    issues.error('missing_field', `${at}.value`, 'turn has no "value"');
     return null;
   }
   if (typeof value !== 'string') {
-    issues.error('wrong-type', `${at}.value`, `value must be a string, got ${typeName(value)}`);
+    issues.error('wrong_type', `${at}.value`, `value must be a string, got ${typeName(value)}`);
     return null;
   }
   if (!ok || from === undefined) return null;
@@ -109,13 +109,13 @@ function readTurn(turn: unknown, at: string, issues: RecordIssues): ChatMessage 
   try {
     parsed = JSON.parse(value);
   } catch {
-    issues.error('bad-json', `${at}.value`, 'function_call value is not valid JSON');
+    issues.error('bad_json', `${at}.value`, 'function_call value is not valid JSON');
     return null;
   }
   const list = Array.isArray(parsed) ? parsed : [parsed];
   const calls = list.map((c, j) => functionCall(c, Array.isArray(parsed) ? `${at}.value[${j}]` : `${at}.value`, issues));
   if (calls.length === 0) {
-    issues.error('empty-content', `${at}.value`, 'function_call holds no calls');
+    issues.error('empty_content', `${at}.value`, 'function_call holds no calls');
     return null;
   }
   if (calls.some((c) => c === null)) return null;

@@ -4,34 +4,34 @@ import { isPlainObject, typeName, type RecordIssues } from '../problems.ts';
 /** Tool-call arguments as JSON text; objects are serialised, strings must hold JSON. */
 export function argumentsText(value: unknown, field: string, issues: RecordIssues): string | null {
   if (value === undefined) {
-    issues.error('missing-field', field, 'tool call has no arguments');
+    issues.error('missing_field', field, 'tool call has no arguments');
     return null;
   }
   if (typeof value === 'string') {
     try {
       JSON.parse(value);
     } catch {
-      issues.error('bad-json', field, 'tool call arguments are not valid JSON');
+      issues.error('bad_json', field, 'tool call arguments are not valid JSON');
       return null;
     }
     return value;
   }
   if (isPlainObject(value)) return JSON.stringify(value);
-  issues.error('wrong-type', field, `tool call arguments must be a JSON string or an object, got ${typeName(value)}`);
+  issues.error('wrong_type', field, `tool call arguments must be a JSON string or an object, got ${typeName(value)}`);
   return null;
 }
 
 /** A `{name, arguments}` pair (the ShareGPT / OpenAI `function` object) as a ToolCall. */
 export function functionCall(value: unknown, field: string, issues: RecordIssues, id?: string): ToolCall | null {
   if (!isPlainObject(value)) {
-    issues.error('wrong-type', field, `tool call must be an object, got ${typeName(value)}`);
+    issues.error('wrong_type', field, `tool call must be an object, got ${typeName(value)}`);
     return null;
   }
   const name = value.name;
   if (name === undefined) {
-    issues.error('missing-field', `${field}.name`, 'tool call has no name');
+    issues.error('missing_field', `${field}.name`, 'tool call has no name');
   } else if (typeof name !== 'string' || name === '') {
-    issues.error('wrong-type', `${field}.name`, 'tool call name must be a non-empty string');
+    issues.error('wrong_type', `${field}.name`, 'tool call name must be a non-empty string');
   }
   const args = argumentsText(value.arguments, `${field}.arguments`, issues);
   if (typeof name !== 'string' || args === null) return null;
@@ -49,12 +49,12 @@ export function toolList(value: unknown, field: string, issues: RecordIssues): u
     try {
       list = JSON.parse(value);
     } catch {
-      issues.error('bad-json', field, 'tools is a string but not valid JSON');
+      issues.error('bad_json', field, 'tools is a string but not valid JSON');
       return undefined;
     }
   }
   if (!Array.isArray(list)) {
-    issues.error('wrong-type', field, `tools must be an array, got ${typeName(list)}`);
+    issues.error('wrong_type', field, `tools must be an array, got ${typeName(list)}`);
     return undefined;
   }
   return list;
