@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// The `hone` command (package.json "bin"): runs electron/cli/main.ts through tsx.
+// The `hone` command (package.json "bin") in a checkout: runs electron/cli/hone.ts through tsx.
+// `npm run build` makes out/build/cli/hone.js, the same command for plain node (docs/building.md).
 import { register } from 'tsx/esm/api';
 
 register();
-const { main } = await import('../electron/cli/main.ts');
-process.exitCode = await main(process.argv.slice(2));
+await import('../electron/cli/hone.ts');
