@@ -3,11 +3,12 @@
 // tables the docs show.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, extname, join, relative, sep } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { PROBLEM_CODES } from '../../electron/common/dataset-report.ts';
-import { ERROR_CODES } from '../../electron/common/errors.ts';
+import { ERROR_CODES, HoneError, toPlain } from '../../electron/common/errors.ts';
 import { checkCodes, codeUses, SNAKE_CASE } from '../helpers/error-codes.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -70,4 +71,21 @@ test('the lists are snake_case and are the tables of docs/errors.md and docs/dat
   for (const c of [...errorCodes, ...problemCodes]) assert.match(c, SNAKE_CASE);
   assert.deepEqual(tableCodes(read('docs/errors.md'), '# Error codes').sort(), [...errorCodes].sort());
   assert.deepEqual(tableCodes(read('docs/dataset-report.md'), '## Problem kinds').sort(), [...problemCodes].sort());
+});
+
+test('errors cross a boundary with a listed code: Node system errors become io_error, the rest internal', () => {
+  const missing = join(tmpdir(), 'hone-no-such-file.jsonl');
+  let fsError: unknown;
+  try {
+    readFileSync(missing);
+  } catch (e) {
+    fsError = e;
+  }
+  const p = toPlain(fsError);
+  assert.equal(p.code, 'io_error');
+  assert.deepEqual(p.detail, { errno: 'ENOENT' });
+  assert.ok(p.message.includes(missing), p.message);
+  assert.deepEqual(toPlain(new HoneError('bad_config', 'x', { key: 'rank' })), { code: 'bad_config', message: 'x', detail: { key: 'rank' } });
+  assert.deepEqual(toPlain(Object.assign(new Error('odd'), { code: 'some-other-code' })), { code: 'internal', message: 'odd' });
+  assert.deepEqual(toPlain('thrown string'), { code: 'internal', message: 'thrown string' });
 });
