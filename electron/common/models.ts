@@ -76,7 +76,7 @@ export interface ModelRoot {
   found: number;
 }
 
-export interface ModelListResult {
+export interface ModelList {
   /** Sorted by display name. */
   models: ListedModel[];
   /** Folders that could not be read and other notes; the scan goes on past each. */

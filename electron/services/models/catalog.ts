@@ -8,7 +8,7 @@ import { constants } from 'node:fs';
 import { access, readdir, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { HoneError, toPlain } from '../../common/errors.ts';
-import type { ListedModel, ModelFileError, ModelListResult, ModelRoot } from '../../common/models.ts';
+import type { ListedModel, ModelFileError, ModelList, ModelRoot } from '../../common/models.ts';
 import { groupSplitFiles, parseSplitName, type Candidate } from './candidates.ts';
 import { reason } from './fs-errors.ts';
 import { readGgufHeader, type GgufHeader } from './gguf-header.ts';
@@ -39,7 +39,7 @@ export class ModelCatalog {
   /** `defaults` apply to every call; a call's own options override them. */
   constructor(private defaults: DiscoveryOptions = {}) {}
 
-  async list(options: DiscoveryOptions = {}): Promise<ModelListResult> {
+  async list(options: DiscoveryOptions = {}): Promise<ModelList> {
     const opts = resolveDiscovery({ ...this.defaults, ...options });
     const warnings: string[] = [];
     const roots: ModelRoot[] = [];
@@ -152,7 +152,7 @@ export class ModelCatalog {
 }
 
 /** The models on this machine (see ModelCatalog.list); a catalog of its own, so nothing is cached between calls. */
-export async function listModels(options: DiscoveryOptions = {}): Promise<ModelListResult> {
+export async function listModels(options: DiscoveryOptions = {}): Promise<ModelList> {
   return new ModelCatalog().list(options);
 }
 

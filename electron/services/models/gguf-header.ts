@@ -64,6 +64,8 @@ const MAX_DIMS = 4;
 // tensor info (name length, empty name, n_dims, type, offset) can take.
 const MIN_KV_BYTES = 8 + 4 + 1;
 const MIN_TENSOR_INFO_BYTES = 8 + 4 + 4 + 8;
+/** More tensors or keys than any model has (large MoE files hold a few thousand tensors). */
+const PLAUSIBLE_COUNT = 1 << 20;
 
 const VALUE_TYPES = ['u8', 'i8', 'u16', 'i16', 'u32', 'i32', 'f32', 'bool', 'string', 'array', 'u64', 'i64', 'f64'];
 const SCALAR_BYTES: Record<number, number> = { 0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8 };
@@ -94,7 +96,7 @@ export async function readGgufHeader(path: string, options: ReadHeaderOptions = 
     await file.growTo(Math.min(chunkBytes, fileSize));
     checkMagic(path, file.bytes, fileSize);
     for (;;) {
-      const parser = new Parser(path, file.bytes, file.length, fileSize);
+      const parser = new Parser(path, file.bytes, file.length, fileSize, maxHeaderBytes);
       try {
         return { ...parser.header(), bytesRead: file.length };
       } catch (err) {
@@ -163,6 +165,7 @@ class Parser {
     private bytes: Buffer,
     private length: number,
     private fileSize: number,
+    private maxHeaderBytes: number,
   ) {}
 
   header(): Omit<GgufHeader, 'bytesRead'> {
@@ -171,9 +174,14 @@ class Parser {
     this.where = 'the header (tensor and key/value counts)';
     const nTensors = this.count('tensors');
     const nKv = this.count('key/value pairs');
-    if (nTensors * MIN_TENSOR_INFO_BYTES + nKv * MIN_KV_BYTES > this.fileSize) {
-      throw this.bad(`declares ${nTensors} tensors and ${nKv} key/value pairs, more than a file of ${this.fileSize} bytes can hold`);
+    // Counts no header could hold are corrupt; plausible ones in a short file are left to
+    // the truncation message, which says more.
+    const least = nTensors * MIN_TENSOR_INFO_BYTES + nKv * MIN_KV_BYTES;
+    const declared = `declares ${nTensors} tensors and ${nKv} key/value pairs`;
+    if (least > this.fileSize && Math.max(nTensors, nKv) > PLAUSIBLE_COUNT) {
+      throw this.bad(`${declared}, more than a file of ${this.fileSize} bytes can hold`);
     }
+    if (least > this.maxHeaderBytes) throw this.bad(`${declared}, more than a header of at most ${mib(this.maxHeaderBytes)} can hold`);
     const kv = new Map<string, GgufValue>();
     for (let i = 0; i < nKv; i++) {
       this.where = `key/value pair ${i + 1} of a declared ${nKv}`;
@@ -362,5 +370,6 @@ function ioError(path: string, what: string, err: unknown): HoneError {
 }
 
 function mib(bytes: number): string {
-  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`;
+  if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  return bytes % 1024 === 0 ? `${bytes / 1024} KiB` : `${bytes} bytes`;
 }
