@@ -12,7 +12,8 @@ export const LAYERS = {
   common: { dir: 'electron/common', may: [] },
   services: { dir: 'electron/services', may: ['common'] },
   'engine-host': { dir: 'electron/engine-host', may: ['common', 'services'] },
-  cli: { dir: 'electron/cli', may: ['common', 'services'] },
+  // `hone serve` hosts web mode: the command line starts the server, never the other way round
+  cli: { dir: 'electron/cli', may: ['common', 'services', 'server'] },
   server: { dir: 'electron/server', may: ['common', 'services'] },
   main: { dir: 'electron/main', may: ['common', 'services'] },
   preload: { dir: 'electron/preload', may: ['common'] },

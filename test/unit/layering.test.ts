@@ -37,7 +37,7 @@ test('the checker rejects an upward import, naming file, line and import', () =>
 
 test('the checker rejects services importing the engine host, and any layer importing sideways', () => {
   assert.match(checkFile('electron/services/engine/x.ts', "export { y } from '../../engine-host/jobs.ts';")[0], /services imports engine-host/);
-  assert.match(checkFile('electron/cli/x.ts', "const m = await import('../server/index.ts');")[0], /:1: import\(\) '\.\.\/server\/index\.ts': cli imports server/);
+  assert.match(checkFile('electron/server/x.ts', "const m = await import('../cli/main.ts');")[0], /:1: import\(\) '\.\.\/cli\/main\.ts': server imports cli/);
   assert.match(checkFile('electron/preload/x.ts', "import { y } from '../services/dataset/index.ts';")[0], /preload imports services/);
   assert.match(checkFile('renderer/src/x.tsx', "import type { Y } from '../../electron/services/dataset/index.ts';\nconst a = <div/>;")[0], /renderer imports services/);
   assert.match(checkFile('electron/services/x.ts', "const u = import.meta.resolve('../engine-host/host-main.ts');")[0], /import\.meta\.resolve .*services imports engine-host/);
