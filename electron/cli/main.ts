@@ -13,6 +13,7 @@ import { findConfigFile, missingForTrain, readConfigFile, resolveConfig } from '
 import { demoConfig } from './demo.ts';
 import { printInspect } from './inspect-output.ts';
 import { Reporter } from './progress.ts';
+import type { ServiceFactory } from './serve.ts';
 
 const USAGE = `usage:
   hone data inspect --model M.gguf --data PATH... [--ctx 512 --truncate drop|left|right --loss assistant|all
@@ -20,6 +21,7 @@ const USAGE = `usage:
   hone train --model M.gguf --data PATH... --out DIR [options] [--config FILE] [--json]
   hone train --out DIR --resume [CHECKPOINT]     continue a stopped run (Ctrl-C writes a checkpoint)
   hone train --demo                              a tiny model and a small dataset about Hone, about a minute on a CPU
+  hone serve [--port N] [--host H] [--data-dir D]  the app in a browser (docs/web-mode.md)
 
 options (also keys of hone.config.json / hone.config.yaml; precedence: defaults < config file < flags):
   --rank 8 --alpha 16 --targets attn_q,attn_k,attn_v,attn_output|all --lr 1e-4 --schedule constant|linear|cosine
@@ -141,10 +143,17 @@ async function train(argv: string[]): Promise<number> {
   }
 }
 
+// TODO(service): make the service of electron/services (NodeHoneService, {dataDir}) here once it lands.
+const serveService: ServiceFactory = () => {
+  throw new HoneError('unsupported', 'hone serve: the service is not wired to the command line yet');
+};
+
 export async function main(argv: string[]): Promise<number> {
   const [cmd, sub, ...rest] = argv;
   if (cmd === 'data' && sub === 'inspect') return inspect(rest);
   if (cmd === 'train') return train(argv.slice(1));
+  // loaded on demand: the other commands need neither the server nor ws
+  if (cmd === 'serve') return (await import('./serve.ts')).serve(argv.slice(1), serveService);
   if (!cmd || cmd === 'help' || cmd === '--help' || cmd === '-h') { console.log(USAGE); return cmd ? 0 : 2; }
   process.stderr.write(`hone: unknown command '${argv.join(' ')}'\n${USAGE}\n`);
   return 2;

@@ -1,0 +1,77 @@
+/**
+ * One browser's WebSocket: every call goes through `dispatchCall` (the one validator every
+ * transport uses), every ServiceEvent is forwarded, nothing a client sends can throw here.
+ */
+import type { WebSocket } from 'ws';
+import { dispatchCall } from '../common/dispatch.ts';
+import { toPlain, type PlainError } from '../common/errors.ts';
+import { CLOSE_GOING_AWAY, parseClientMessage, type CallId, type ServerMessage } from '../common/rpc.ts';
+import type { HoneService } from '../common/service.ts';
+
+export type Log = (line: string) => void;
+
+function send(ws: WebSocket, msg: ServerMessage): void {
+  if (ws.readyState !== ws.OPEN) return;
+  let text: string;
+  try {
+    text = JSON.stringify(msg);
+  } catch (e) {
+    // a result that is not JSON (a cycle, a BigInt) is a bug in the service, reported as such
+    if (msg.t !== 'reply') return;
+    text = JSON.stringify({ t: 'reply', id: msg.id, ok: false, error: { code: 'internal', message: `the reply could not be encoded: ${(e as Error).message}` } });
+  }
+  ws.send(text);
+}
+
+function replyError(ws: WebSocket, id: CallId | null, error: PlainError): void {
+  send(ws, { t: 'reply', id, ok: false, error });
+}
+
+async function onMessage(ws: WebSocket, service: HoneService, data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean): Promise<void> {
+  if (isBinary) return replyError(ws, null, { code: 'invalid_argument', message: 'messages must be JSON text frames, not binary' });
+  const text = Buffer.isBuffer(data) ? data.toString('utf8') : Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data).toString('utf8');
+  let call;
+  try {
+    call = parseClientMessage(text);
+  } catch (e) {
+    const p = toPlain(e);
+    const id = (p.detail as { id?: CallId | null } | undefined)?.id ?? null;
+    return replyError(ws, id, { code: p.code, message: p.message });
+  }
+  try {
+    const result = await dispatchCall(service, call.method, call.args);
+    send(ws, { t: 'reply', id: call.id, ok: true, result: result ?? null });
+  } catch (e) {
+    replyError(ws, call.id, toPlain(e));
+  }
+}
+
+/** Serves one connection until it closes; returns a function that ends it (server shutdown). */
+export function serveSocket(ws: WebSocket, service: HoneService, log: Log): () => void {
+  const off = service.subscribe((event) => send(ws, { t: 'event', event }));
+  let subscribed = true;
+  const unsubscribe = () => {
+    if (subscribed) off();
+    subscribed = false;
+  };
+  // a peer that stops answering pings (laptop lid closed, network gone) is dropped
+  let alive = true;
+  ws.on('pong', () => (alive = true));
+  const ping = setInterval(() => {
+    if (!alive) return ws.terminate();
+    alive = false;
+    ws.ping();
+  }, 30_000);
+  ping.unref();
+  ws.on('message', (data, isBinary) => void onMessage(ws, service, data, isBinary));
+  ws.on('error', (e) => log(`hone serve: websocket error: ${e.message}`));
+  ws.on('close', () => {
+    clearInterval(ping);
+    unsubscribe();
+  });
+  return () => {
+    clearInterval(ping);
+    unsubscribe();
+    ws.close(CLOSE_GOING_AWAY, 'server shutting down');
+  };
+}
