@@ -34,7 +34,7 @@ interface PartRead {
 }
 
 export class ModelCatalog {
-  private cache = new Map<string, { size: number; mtimeMs: number; header?: GgufHeader; error?: ModelFileError }>();
+  private cache = new Map<string, PartRead>();
 
   /** `defaults` apply to every call; a call's own options override them. */
   constructor(private defaults: DiscoveryOptions = {}) {}
