@@ -1,0 +1,99 @@
+/**
+ * Argument validation for every service call, shared by every transport (web mode, Electron's
+ * main): a call that passes here reaches the service with the types its interface promises.
+ * Errors name the method, the argument and what was wrong. No platform imports.
+ */
+import { HoneError } from './errors.ts';
+import { SERVICE_METHODS, type ServiceMethod } from './service.ts';
+import { isOptionKey, OPTION_KINDS } from './settings-schema.ts';
+
+const MAX_PATH = 4096;
+
+function bad(method: string, arg: string, what: string, value: unknown): HoneError {
+  const shown = JSON.stringify(value);
+  return new HoneError('invalid_argument', `${method}: '${arg}' ${what} (got ${shown === undefined ? 'nothing' : shown.slice(0, 80)})`);
+}
+
+function checkPath(method: string, arg: string, v: unknown): string {
+  if (typeof v !== 'string' || v.length === 0) throw bad(method, arg, 'must be a non-empty path', v);
+  if (v.length > MAX_PATH || v.includes('\0')) throw bad(method, arg, 'is not a valid path', v);
+  return v;
+}
+
+function checkOption(method: string, key: string, v: unknown): void {
+  if (!isOptionKey(key)) throw bad(method, `settings.${key}`, 'is not a training option', v);
+  const kind = OPTION_KINDS[key];
+  const arg = `settings.${key}`;
+  if (Array.isArray(kind)) {
+    if (!kind.includes(v as string)) throw bad(method, arg, `must be one of ${kind.join(', ')}`, v);
+  } else if (kind === 'number' || kind === 'integer') {
+    if (typeof v !== 'number' || !Number.isFinite(v)) throw bad(method, arg, 'must be a finite number', v);
+    if (kind === 'integer' && !Number.isInteger(v)) throw bad(method, arg, 'must be a whole number', v);
+  } else if (kind === 'boolean') {
+    if (typeof v !== 'boolean') throw bad(method, arg, 'must be true or false', v);
+  } else if (kind === 'paths') {
+    if (!Array.isArray(v)) throw bad(method, arg, 'must be a list of paths', v);
+    v.forEach((p, i) => checkPath(method, `${arg}[${i}]`, p));
+  } else if (kind === 'path') {
+    if (typeof v !== 'string' || v.length > MAX_PATH || v.includes('\0')) throw bad(method, arg, 'must be a path', v);
+  } else if (typeof v !== 'string') {
+    throw bad(method, arg, 'must be a string', v);
+  }
+}
+
+function checkArg(method: string, kind: string, v: unknown): void {
+  const name = kind.replace(/\?$/, '');
+  if (kind.endsWith('?') && v === undefined) return;
+  switch (name) {
+    case 'path':
+      checkPath(method, name, v);
+      return;
+    case 'paths':
+      if (!Array.isArray(v) || v.length === 0) throw bad(method, name, 'must be a non-empty list of paths', v);
+      v.forEach((p, i) => checkPath(method, `paths[${i}]`, p));
+      return;
+    case 'id':
+      // run ids are folder names made by the registry: nothing that can climb out of it
+      if (typeof v !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(v) || v.includes('..')) throw bad(method, name, 'is not a run id', v);
+      return;
+    case 'since':
+      if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw bad(method, name, 'must be a whole number >= 0', v);
+      return;
+    case 'more': {
+      if (!v || typeof v !== 'object' || Array.isArray(v)) throw bad(method, name, 'must be an object {steps} or {epochs}', v);
+      const m = v as Record<string, unknown>;
+      for (const k of Object.keys(m)) if (k !== 'steps' && k !== 'epochs') throw bad(method, `more.${k}`, 'is not known (steps or epochs)', m[k]);
+      const given = ['steps', 'epochs'].filter((k) => m[k] !== undefined);
+      if (given.length !== 1) throw bad(method, name, 'must give exactly one of steps, epochs', v);
+      const n = m[given[0]];
+      if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0 || (given[0] === 'steps' && !Number.isInteger(n))) {
+        throw bad(method, `more.${given[0]}`, 'must be a positive number', n);
+      }
+      return;
+    }
+    case 'settings': {
+      if (!v || typeof v !== 'object' || Array.isArray(v)) throw bad(method, name, 'must be an object of training options', v);
+      const s = v as Record<string, unknown>;
+      checkPath(method, 'settings.model', s.model);
+      if (!Array.isArray(s.data) || s.data.length === 0) throw bad(method, 'settings.data', 'must be a non-empty list of paths', s.data);
+      for (const [k, val] of Object.entries(s)) if (val !== undefined) checkOption(method, k, val);
+      return;
+    }
+    default:
+      throw new HoneError('internal', `${method}: no validator for argument kind '${kind}'`);
+  }
+}
+
+export function isServiceMethod(m: unknown): m is ServiceMethod {
+  return typeof m === 'string' && Object.prototype.hasOwnProperty.call(SERVICE_METHODS, m);
+}
+
+/** Checks a call as it arrived from a transport; returns the typed method and arguments. */
+export function validateCall(method: unknown, args: unknown): { method: ServiceMethod; args: unknown[] } {
+  if (!isServiceMethod(method)) throw new HoneError('unknown_request', `unknown method ${JSON.stringify(method)}`);
+  if (!Array.isArray(args)) throw bad(method, 'arguments', 'must be a list', args);
+  const kinds: readonly string[] = SERVICE_METHODS[method];
+  if (args.length > kinds.length) throw bad(method, 'arguments', `takes at most ${kinds.length}`, args.length);
+  kinds.forEach((kind, i) => checkArg(method, kind, args[i]));
+  return { method, args };
+}
