@@ -2,14 +2,20 @@
 // central finite differences of the loss (computed in float64 from the logits), for random
 // elements of the lowest and the top layer's adapter tensors. Exits 1 above the bound.
 //
-// Bounds: on an F32 base every checked element must agree within --bound (default 1e-2; the
-// loss comes from F32 logits, so steps smaller than eps = 1e-2 drown in rounding). On a
-// quantized base MUL_MAT also quantizes its activations (8-bit blocks), so the backward pass
-// (which differentiates the dequantized weights) and the finite differences (run on those
-// dequantized weights with exact activations) see slightly different forwards: elements
-// scatter by a few percent. There the sampled gradient as a whole must agree:
-// ||analytic - numeric|| / ||numeric|| within --bound (default 5e-2). Elements with
-// |gradient| below --floor (default 1e-3) are reported but excluded.
+// Bounds: on an F32 base every checked element must satisfy |a - n| <= rtol * |n| + atol
+// (rtol = --bound, default 1e-2). atol is measured, not chosen: each numeric derivative is taken
+// at eps and eps / 2 and their disagreement is the finite difference's own error on this CPU and
+// build (F32 rounding of the loss, truncation); see judge_gradients in engine/gradcheck.h. A
+// fixed per-element bound failed on some CPUs for elements just above the floor, where the
+// rounding of an F32 forward is ~1% of the gradient. On a quantized base MUL_MAT also quantizes
+// its activations (8-bit blocks), so the backward pass (which differentiates the dequantized
+// weights) and the finite differences (run on those dequantized weights with exact activations)
+// see slightly different forwards: elements scatter by a few percent. There the sampled gradient
+// as a whole must agree: ||analytic - numeric|| / ||numeric|| within --bound (default 5e-2).
+// Elements with |gradient| below --floor (default 1e-3) are reported but excluded.
+//
+// Test-only: --test-scale-grad F multiplies every analytic gradient by F before judging, so a
+// test can show that a wrong gradient fails the criterion.
 #include "args.h"
 #include "commands.h"
 #include "json.h"
@@ -29,7 +35,7 @@ static const char * DEFAULT_TEXT = "Once upon a time, there was a little dog nam
 
 int cmd_check_grad(int argc, char ** argv) {
     Args a(argc, argv, 2, { "model", "adapter", "targets", "rank", "alpha", "elements", "seed", "text", "eps", "bound", "floor",
-                            "perturb-b", "threads", "backend", "gpu-precision" }, { "json" });
+                            "perturb-b", "threads", "backend", "gpu-precision", "test-scale-grad" }, { "json" });
     const bool json = a.flag("json");
     hone_error err{};
     LoadedModel lm;
@@ -79,25 +85,30 @@ int cmd_check_grad(int argc, char ** argv) {
     } catch (const std::exception & e) {
         return report_error(json, "check_failed", e.what());
     }
-    const std::vector<hone::GradCheckEntry> & res = result.entries;
+    std::vector<hone::GradCheckEntry> & res = result.entries;
+    const double scale = a.number("test-scale-grad", 1.0);
+    for (auto & e : res) e.analytic *= scale;
     const bool per_element = !result.quantized_base;
     const double bound = a.number("bound", per_element ? 1e-2 : 5e-2);
+    const double atol = hone::judge_gradients(res, bound, p.floor);
     int checked = 0, failed = 0;
     double worst = 0.0, diff2 = 0.0, num2 = 0.0;
     for (const auto & e : res) {
         if (e.checked) {
             checked++;
             worst = std::max(worst, e.rel_error);
-            failed += per_element && e.rel_error > bound;
+            failed += per_element && !e.pass;
             diff2 += (e.analytic - e.numeric) * (e.analytic - e.numeric);
             num2 += e.numeric * e.numeric;
         }
         if (json) {
             printf("%s\n", JsonObject().str("type", "grad").str("tensor", e.tensor).integer("index", e.index).num("analytic", e.analytic)
-                .num("numeric", e.numeric).num("rel_error", e.rel_error).boolean("checked", e.checked).dump().c_str());
+                .num("numeric", e.numeric).num("numeric_half", e.numeric_half).num("rel_error", e.rel_error).num("tolerance", e.tolerance)
+                .boolean("checked", e.checked).boolean("pass", e.pass).dump().c_str());
         } else {
-            printf("%-36s %7lld  analytic %+.6e  numeric %+.6e  rel %.2e%s\n", e.tensor.c_str(), (long long) e.index, e.analytic, e.numeric,
-                   e.rel_error, e.checked ? (per_element && e.rel_error > bound ? "  FAIL" : "") : "  (below floor, excluded)");
+            printf("%-36s %7lld  analytic %+.6e  numeric %+.6e  |diff| %.2e  tol %.2e%s\n", e.tensor.c_str(), (long long) e.index, e.analytic,
+                   e.numeric, std::fabs(e.analytic - e.numeric), e.tolerance,
+                   e.checked ? (per_element && !e.pass ? "  FAIL" : "") : "  (below floor, excluded)");
         }
     }
     const double vec_rel = num2 > 0 ? std::sqrt(diff2 / num2) : 0.0;
@@ -105,12 +116,13 @@ int cmd_check_grad(int argc, char ** argv) {
     if (json) {
         printf("%s\n", JsonObject().str("type", "check-grad").integer("tokens", n).integer("elements", (long long) res.size())
             .integer("checked", checked).integer("failed", failed).num("max_rel_error", worst).num("vector_rel_error", vec_rel)
-            .str("criterion", per_element ? "every element" : "sampled vector (quantized base)").num("bound", bound).num("floor", p.floor)
+            .str("criterion", per_element ? "every element" : "sampled vector (quantized base)").num("bound", bound).num("atol", atol).num("floor", p.floor)
             .num("eps", p.eps).str("backend", backend).boolean("pass", pass).dump().c_str());
     } else {
-        printf("%d of %zu elements checked (|grad| >= %.0e), max relative error %.2e, vector relative error %.2e; bound %.0e on %s: %s\n",
-               checked, res.size(), p.floor, worst, vec_rel, bound, per_element ? "every element" : "the sampled vector (quantized base)",
-               pass ? "pass" : "FAIL");
+        printf("%d of %zu elements checked (|grad| >= %.0e), %d failed, max relative error %.2e, vector relative error %.2e; "
+               "bound %.0e on %s (atol measured: %.2e): %s\n",
+               checked, res.size(), p.floor, failed, worst, vec_rel, bound,
+               per_element ? "|a - n| <= bound * |n| + atol, every element" : "the sampled vector (quantized base)", atol, pass ? "pass" : "FAIL");
     }
     return pass ? 0 : 1;
 }
