@@ -136,6 +136,10 @@ export interface Requests {
   stop: { payload: Record<string, never>; result: { stopping: boolean } };
   /** Stop after the current micro-batch (checkpointing mid-step). */
   cancel: { payload: Record<string, never>; result: { stopping: boolean } };
+  /** What this engine build can do (backends, trainable architectures, the engine's defaults). */
+  capabilities: { payload: Record<string, never>; result: import('./runs.ts').EngineCapabilities };
+  /** Memory per pool and op placement of the graph `config` would train, nothing allocated for compute. */
+  plan: { payload: { config: TrainConfig }; result: import('./runs.ts').PlanResult };
 }
 
 export type RequestKind = keyof Requests;
