@@ -7,40 +7,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { TrainConfig } from '../common/engine-api.ts';
+import { DEFAULTS } from '../common/defaults.ts';
 import { HoneError } from '../common/errors.ts';
 
-export const DEFAULTS: TrainConfig = {
-  model: '',
-  data: [],
-  out: '',
-  evalData: [],
-  evalSplit: 0,
-  evalEvery: 0,
-  rank: 8,
-  alpha: 0,
-  targets: 'attn_q,attn_k,attn_v,attn_output',
-  lr: 1e-4,
-  schedule: 'constant',
-  warmup: 0,
-  lrMin: 0,
-  weightDecay: 0,
-  maxGradNorm: 1,
-  steps: 0,
-  epochs: 1,
-  ctx: 512,
-  batch: 1,
-  ubatch: 0,
-  seed: 42,
-  backend: 'auto',
-  gpuPrecision: 'bf16',
-  threads: 0,
-  checkpointEvery: 0,
-  keepCheckpoints: 3,
-  loss: 'assistant',
-  ignoreWeights: false,
-  truncate: 'right',
-  chatTemplate: '',
-};
+// The table lives in common/ so the service uses the same values (it goes once the engine reports its own).
+export { DEFAULTS };
 
 const CHOICES: Partial<Record<keyof TrainConfig, readonly string[]>> = {
   schedule: ['constant', 'linear', 'cosine'],
