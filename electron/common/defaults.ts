@@ -38,4 +38,6 @@ export const DEFAULTS: TrainConfig = {
   ignoreWeights: false,
   truncate: 'right',
   chatTemplate: '',
+  memoryLimit: 0,
+  profile: false,
 };

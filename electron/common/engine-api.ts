@@ -47,6 +47,10 @@ export interface TrainConfig {
   truncate: 'drop' | 'left' | 'right';
   /** A Jinja file used instead of the model's chat template ('' = the model's). */
   chatTemplate: string;
+  /** Bytes training may allocate in each memory pool on top of the model and adapter; 0: the pool's free memory. */
+  memoryLimit: number;
+  /** Time every op (every other step); the op report then carries per-op times. */
+  profile: boolean;
 }
 
 export type LengthPolicy = TrainConfig['truncate'];

@@ -58,35 +58,56 @@ export interface DatasetImport {
   report: import('./dataset-report.ts').DatasetReport;
 }
 
+/** A compute backend present on this machine. */
+export interface BackendInfo {
+  /** ggml's device name: `CPU`, `CUDA0`, `MTL0`. */
+  name: string;
+  kind: 'cpu' | 'gpu';
+  /** The `backend` setting that selects it (`cpu`, `cuda`, `metal`). */
+  request: 'cpu' | 'cuda' | 'metal' | '';
+  description: string;
+  /** Free memory now (CPU: what the system can give without swapping), and the total. */
+  freeBytes: number;
+  totalBytes: number;
+}
+
 /** What this engine build can do: asked once of the engine host, then cached. */
 export interface EngineCapabilities {
-  /** Backends present on this machine, in the order `auto` picks them (`CPU` last). */
-  backends: string[];
+  /** Backends present, GPUs first in the order `auto` picks them, the CPU last. */
+  backends: BackendInfo[];
   /** Architectures (`general.architecture` names) the training graph supports. */
   trainableArchitectures: string[];
-  /** The engine's defaults for every training option (from its *_default_params). */
+  /** The engine's default for every training option (hone_capabilities_json): the one place. */
   defaults: TrainConfig;
 }
 
+/** One memory pool of a plan (ops.json's memory.backends[], docs/ops-json.md). */
 export interface PlanPool {
-  /** The pool: a backend's device memory (CUDA0, MTL0) or host memory (CPU). */
+  /** `CPU` (system memory) or a GPU backend (`CUDA0`, `MTL0`). */
   pool: string;
-  weightsBytes: number;
-  adapterBytes: number;
-  optimizerBytes: number;
-  computeBytes: number;
-  totalBytes: number;
-  /** Free memory of the pool when planned (host: available RAM). */
+  /** What training would allocate here (the plan to fit). */
+  planBytes: number;
+  /** Already resident: weights (not mapped) and the adapter. */
+  residentBytes: number;
+  /** Memory-mapped weights (page cache, never counted against free memory). */
+  mappedBytes: number;
   freeBytes: number;
+  totalBytes: number;
+  /** What planBytes must fit in: free memory, or the memory limit when lower. */
+  limitBytes: number;
   fits: boolean;
+  /** The plan by kind: adapter, gradient_accumulators, optimizer_state, compute_buffer, ... */
+  items: Array<{ what: string; bytes: number; trainer: boolean; mapped: boolean }>;
 }
 
 export interface PlanResult {
   fits: boolean;
+  /** When it does not fit: the engine's message naming the pool, the sizes and what to lower. */
+  notFit: string | null;
   pools: PlanPool[];
-  /** ops.json of the graph that would run (`dry_run: true`). */
+  /** ops.json of the graph that would run (`dry_run: true`): op placement, CPU fallbacks and why. */
   ops: unknown;
-  /** Milliseconds the plan took, and whether the model load was a cache hit. */
+  /** Milliseconds the plan took, and whether the model was already loaded (the host keeps the last one). */
   elapsedMs: number;
   cached: boolean;
 }

@@ -37,6 +37,8 @@ export const OPTION_KINDS: { readonly [K in keyof TrainConfig]-?: OptionKind } =
   ignoreWeights: 'boolean',
   truncate: ['drop', 'left', 'right'],
   chatTemplate: 'path',
+  memoryLimit: 'integer',
+  profile: 'boolean',
 };
 
 export function isOptionKey(key: string): key is keyof TrainConfig {

@@ -68,6 +68,12 @@ export interface TrainerParams {
   checkpointEvery?: number;
   keepCheckpoints?: number;
   runConfig?: string;
+  /** Build, schedule and plan the graphs; allocate no compute buffer (such a trainer only reports). */
+  dryRun?: boolean;
+  /** Per-node wall time in the op report (every other step is profiled). */
+  profile?: boolean;
+  /** Bytes training may allocate per memory pool on top of the model and adapter; 0: the pool's free memory. */
+  memoryLimit?: number;
 }
 
 export interface Sequence {
@@ -88,6 +94,12 @@ export interface NativeTrainer {
   /** Stop after the current micro-batch (checkpointing mid-step). */
   cancel(): void;
   step(): number;
+  /** ops.json (docs/ops-json.md) as JSON text; not while train() runs. */
+  opReport(): string;
+  /** ops.json's `memory` part as JSON text; not while train() runs. */
+  memoryReport(): string;
+  /** Throws out_of_memory (naming the pool, the sizes and what to lower) when a real run would not fit. */
+  checkMemory(): void;
   dispose(): void;
 }
 
@@ -98,6 +110,8 @@ export interface HoneAddon {
     load(model: NativeModel, path: string): Promise<NativeAdapter>;
   };
   Trainer: { create(model: NativeModel, adapter: NativeAdapter, params: TrainerParams): Promise<NativeTrainer> };
+  /** hone_capabilities_json: backends, trainable architectures, defaults (snake_case keys). */
+  capabilities(): string;
   napiVersion: number;
 }
 

@@ -3,10 +3,12 @@
  * from its parent (`{id, kind, payload}`) with streamed events and one reply each, one job at
  * a time. Run as a Node child process (fork) or, in the app, an Electron utilityProcess.
  */
-import type { HostMessage, RequestMessage } from '../common/engine-api.ts';
+import type { HostMessage, RequestMessage, Requests } from '../common/engine-api.ts';
 import { HoneError, toPlain } from '../common/errors.ts';
 import { loadAddon, type HoneAddon } from './binding.ts';
+import { readCapabilities } from './capabilities.ts';
 import { inspectJob, RunControl, trainJob } from './jobs.ts';
+import { PlanModelCache, planJob } from './plan.ts';
 
 type Port = { send(m: HostMessage): void; on(ev: 'message', f: (m: RequestMessage) => void): void };
 
@@ -17,12 +19,23 @@ const port: Port = {
 
 let addon: HoneAddon | null = null;
 let busy: { id: number; control: RunControl } | null = null;
+const planModels = new PlanModelCache();
 
 async function handle(msg: RequestMessage) {
   const reply = (m: HostMessage) => port.send(m);
   if (msg.kind === 'stop' || msg.kind === 'cancel') {
     busy?.control.request(msg.kind);
     reply({ id: msg.id, ok: true, result: { stopping: busy !== null } });
+    return;
+  }
+  if (msg.kind === 'capabilities') {
+    // cheap and read-only: answered while a job runs too
+    try {
+      addon ??= loadAddon();
+      reply({ id: msg.id, ok: true, result: readCapabilities(addon) });
+    } catch (e) {
+      reply({ id: msg.id, ok: false, error: toPlain(e) });
+    }
     return;
   }
   if (busy) {
@@ -35,8 +48,12 @@ async function handle(msg: RequestMessage) {
   try {
     addon ??= loadAddon();
     let result: unknown;
-    if (msg.kind === 'inspect') result = await inspectJob(addon, msg.payload as never, emit);
-    else if (msg.kind === 'train') result = await trainJob(addon, msg.payload as never, emit, control);
+    if (msg.kind === 'plan') result = await planJob(addon, (msg.payload as Requests['plan']['payload']).config, planModels);
+    else if (msg.kind === 'inspect') result = await inspectJob(addon, msg.payload as never, emit);
+    else if (msg.kind === 'train') {
+      planModels.drop(); // the run loads its own model: never two copies resident
+      result = await trainJob(addon, msg.payload as never, emit, control);
+    }
     else throw new HoneError('unknown_request', `unknown request '${String(msg.kind)}'`);
     reply({ id: msg.id, ok: true, result });
   } catch (e) {

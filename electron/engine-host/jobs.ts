@@ -9,6 +9,7 @@ import { HoneError } from '../common/errors.ts';
 import { checkpointsDir } from '../services/runs/checkpoints.ts';
 import type { HoneAddon, NativeTrainer } from './binding.ts';
 import { createRenderer, renderDataset, scanOrFail } from './render-dataset.ts';
+import { adapterParams, trainerParams } from './trainer-params.ts';
 
 export type Emit = (e: EngineEvent) => void;
 
@@ -22,9 +23,13 @@ export class RunControl {
   }
 }
 
-function writeJsonAtomic(path: string, value: unknown) {
-  writeFileSync(`${path}.tmp`, JSON.stringify(value, null, 2) + '\n');
+function writeFileAtomic(path: string, text: string) {
+  writeFileSync(`${path}.tmp`, text);
   renameSync(`${path}.tmp`, path);
+}
+
+function writeJsonAtomic(path: string, value: unknown) {
+  writeFileAtomic(path, JSON.stringify(value, null, 2) + '\n');
 }
 
 export async function inspectJob(addon: HoneAddon, p: Requests['inspect']['payload'], emit: Emit): Promise<InspectResult> {
@@ -68,15 +73,14 @@ export async function trainJob(addon: HoneAddon, p: Requests['train']['payload']
     mkdirSync(cfg.out, { recursive: true });
     writeJsonAtomic(join(cfg.out, 'config.json'), cfg); // the config this run actually uses
     emit({ type: 'phase', phase: 'build', message: 'building the training graph' });
-    const adapter = addon.Adapter.create(model, { rank: cfg.rank, alpha: cfg.alpha || 2 * cfg.rank, targets: cfg.targets, seed: cfg.seed });
+    const adapter = addon.Adapter.create(model, adapterParams(cfg));
     disposers.unshift(() => adapter.dispose());
-    const trainer = await addon.Trainer.create(model, adapter, {
-      nCtx: cfg.ctx, nBatch: cfg.batch, nUbatch: cfg.ubatch || cfg.batch, nSteps: cfg.steps, nEpochs: cfg.steps > 0 ? 0 : cfg.epochs,
-      lr: cfg.lr, lrSchedule: cfg.schedule, warmupSteps: cfg.warmup, lrMin: cfg.lrMin, weightDecay: cfg.weightDecay,
-      maxGradNorm: cfg.maxGradNorm, seed: cfg.seed, evalEvery: cfg.evalEvery, checkpointDir: checkpointsDir(cfg.out),
-      checkpointEvery: cfg.checkpointEvery, keepCheckpoints: cfg.keepCheckpoints, runConfig: JSON.stringify(cfg),
-    });
+    const trainer = await addon.Trainer.create(model, adapter, trainerParams(cfg, { checkpointDir: checkpointsDir(cfg.out), runConfig: JSON.stringify(cfg) }));
     disposers.unshift(() => trainer.dispose());
+    // ops.json as scheduled, before the first step; rewritten with the measured memory (and
+    // per-op times when profiled) when training ends
+    const writeOps = () => writeFileAtomic(join(cfg.out, 'ops.json'), trainer.opReport());
+    writeOps();
     if (p.resume) await trainer.resume(p.resume);
     control.trainer = trainer;
     if (control.stopRequested) control.request(control.stopRequested);
@@ -95,6 +99,7 @@ export async function trainJob(addon: HoneAddon, p: Requests['train']['payload']
       } else emit(e);
     });
     control.trainer = null;
+    writeOps();
     const l = last as { loss: number; step: number; tokens: number; elapsedS: number } | null;
     if (res.stopped) {
       return { adapter: null, runJson: null, stopped: true, step: res.step, lastCheckpoint, finalLoss: l?.loss ?? null };

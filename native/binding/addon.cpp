@@ -8,6 +8,15 @@
 
 using namespace hone_node;
 
+// capabilities(): hone_capabilities_json as text (backends, trainable architectures, defaults).
+static Napi::Value Capabilities(const Napi::CallbackInfo & info) {
+    char * json = hone_capabilities_json();
+    if (!json) throw make_error(info.Env(), "out_of_memory", "no memory for the capabilities report");
+    Napi::String out = Napi::String::New(info.Env(), json);
+    hone_string_free(json);
+    return out;
+}
+
 static Napi::Object InitAddon(Napi::Env env, Napi::Object exports) {
     auto * data = new AddonData();
     env.SetInstanceData(data); // freed with the environment
@@ -15,6 +24,7 @@ static Napi::Object InitAddon(Napi::Env env, Napi::Object exports) {
     exports.Set("Adapter", AdapterWrap::Init(env, data));
     exports.Set("Renderer", RendererWrap::Init(env, data));
     exports.Set("Trainer", TrainerWrap::Init(env, data));
+    exports.Set("capabilities", Napi::Function::New(env, Capabilities, "capabilities"));
     exports.Set("napiVersion", Napi::Number::New(env, NAPI_VERSION));
     return exports;
 }

@@ -257,6 +257,9 @@ Napi::Function TrainerWrap::Init(Napi::Env env, AddonData * data) {
         InstanceMethod<&TrainerWrap::Stop>("stop"),
         InstanceMethod<&TrainerWrap::Cancel>("cancel"),
         InstanceMethod<&TrainerWrap::Step>("step"),
+        InstanceMethod<&TrainerWrap::OpReport>("opReport"),
+        InstanceMethod<&TrainerWrap::MemoryReport>("memoryReport"),
+        InstanceMethod<&TrainerWrap::CheckMemory>("checkMemory"),
         InstanceMethod<&TrainerWrap::Dispose>("dispose"),
     }, data);
     data->trainer_ctor = Napi::Persistent(f);
@@ -314,6 +317,9 @@ Napi::Value TrainerWrap::Create(const Napi::CallbackInfo & info) {
     p.eval_every = (int32_t) get_number(o, "evalEvery", p.eval_every);
     p.checkpoint_every = (int32_t) get_number(o, "checkpointEvery", p.checkpoint_every);
     p.keep_checkpoints = (int32_t) get_number(o, "keepCheckpoints", p.keep_checkpoints);
+    p.dry_run = get_bool(o, "dryRun", p.dry_run);
+    p.profile = get_bool(o, "profile", p.profile);
+    p.memory_limit = (int64_t) get_number(o, "memoryLimit", (double) p.memory_limit);
     auto * st = new State();
     st->checkpoint_dir = get_string(o, "checkpointDir", "");
     st->run_config = get_string(o, "runConfig", "");
@@ -374,6 +380,30 @@ Napi::Value TrainerWrap::Cancel(const Napi::CallbackInfo & info) {
 }
 
 Napi::Value TrainerWrap::Step(const Napi::CallbackInfo & info) { return Napi::Number::New(info.Env(), hone_trainer_step(handle(info.Env()))); }
+
+// A report is read from the trainer's graphs and buffers: never while train() runs on its thread.
+static Napi::Value report(Napi::Env env, hone_trainer * tr, bool busy, hone_status (*fn)(hone_trainer *, char **, hone_error *)) {
+    HN_THROW_IF(env, busy, "busy", "the trainer is training: its report is written when the run ends");
+    char * json = nullptr;
+    hone_error err{};
+    if (fn(tr, &json, &err) != HONE_OK) throw engine_error(env, err);
+    Napi::String out = Napi::String::New(env, json);
+    hone_string_free(json);
+    return out;
+}
+
+Napi::Value TrainerWrap::OpReport(const Napi::CallbackInfo & info) { return report(info.Env(), handle(info.Env()), busy_, hone_trainer_op_report); }
+
+Napi::Value TrainerWrap::MemoryReport(const Napi::CallbackInfo & info) {
+    return report(info.Env(), handle(info.Env()), busy_, hone_trainer_memory_report);
+}
+
+Napi::Value TrainerWrap::CheckMemory(const Napi::CallbackInfo & info) {
+    Napi::Env env = info.Env();
+    hone_error err{};
+    if (hone_trainer_check_memory(handle(env), &err) != HONE_OK) throw engine_error(env, err);
+    return env.Undefined();
+}
 
 Napi::Value TrainerWrap::Dispose(const Napi::CallbackInfo & info) {
     disposed_ = true;

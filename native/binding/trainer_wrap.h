@@ -2,6 +2,8 @@
 // thread; train() runs on its own thread and streams step/eval/checkpoint events through a
 // thread-safe function; stop() finishes the step and checkpoints, cancel() stops after the
 // current micro-batch (checkpointing mid-step). The promise settles after the last event.
+// opReport()/memoryReport() return ops.json (and its memory part) as JSON text while the
+// trainer is not training; checkMemory() throws out_of_memory when a real run would not fit.
 #pragma once
 
 #include "common.h"
@@ -29,6 +31,9 @@ class TrainerWrap : public Napi::ObjectWrap<TrainerWrap> {
     Napi::Value Stop(const Napi::CallbackInfo & info);
     Napi::Value Cancel(const Napi::CallbackInfo & info);
     Napi::Value Step(const Napi::CallbackInfo & info);
+    Napi::Value OpReport(const Napi::CallbackInfo & info);
+    Napi::Value MemoryReport(const Napi::CallbackInfo & info);
+    Napi::Value CheckMemory(const Napi::CallbackInfo & info);
     Napi::Value Dispose(const Napi::CallbackInfo & info);
     hone_trainer * handle(Napi::Env env) const;
     void free_now();

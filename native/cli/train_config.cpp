@@ -43,37 +43,23 @@ Config value_of(const Args & a, const Spec & s) {
     }
 }
 
-// Fills what the user did not set; some defaults depend on other settings.
+// Fills what the user did not set from the engine's defaults (hone_capabilities_json: the
+// same values the app and `hone` use); some defaults depend on other settings.
 void fill_defaults(Config & c) {
-    auto def = [&](const char * k, Config v) { if (!c.contains(k)) c[k] = v; };
-    const hone_adapter_params ap = hone_adapter_default_params();
-    const hone_train_params tp = hone_train_default_params();
-    char targets[256];
-    hone_format_targets(ap.targets, targets, sizeof(targets));
-    def("eval_data", "");
-    def("eval_split", 0.0);
-    def("rank", ap.rank);
-    def("alpha", 2.0 * c["rank"].get<double>());
-    def("targets", targets);
-    def("seed", 42);
-    def("lr", tp.lr);
-    def("schedule", "constant");
-    def("warmup", 0);
-    def("lr_min", 0.0);
-    def("weight_decay", tp.weight_decay);
-    def("max_grad_norm", tp.max_grad_norm);
-    def("steps", 0);
-    def("epochs", c["steps"].get<int64_t>() > 0 ? 0 : 1);
-    def("ctx", tp.n_ctx);
-    def("batch", tp.n_batch);
-    def("ubatch", c["batch"]);
-    def("backend", "auto");
-    def("gpu_precision", "bf16");
-    def("threads", 0);
-    def("eval_every", 0);
-    def("checkpoint_every", 0);
-    def("keep_checkpoints", tp.keep_checkpoints);
-    def("memory_limit", "0");
+    const bool epochs_given = c.contains("epochs");
+    char * caps = hone_capabilities_json();
+    const Config defaults = Config::parse(caps)["defaults"];
+    hone_string_free(caps);
+    for (const Spec & s : SPECS) {
+        const std::string k = key_of(s.name);
+        if (c.contains(k) || !defaults.contains(k)) continue;
+        const Config & v = defaults[k];
+        c[k] = s.kind == STR && v.is_number() ? Config(std::to_string(v.get<int64_t>())) : v;
+    }
+    if (!c.contains("eval_data")) c["eval_data"] = "";
+    if (c["alpha"].get<double>() == 0.0) c["alpha"] = 2.0 * c["rank"].get<double>(); // 0: 2 * rank
+    if (!epochs_given && c["steps"].get<int64_t>() > 0) c["epochs"] = 0; // steps decide
+    if (c["ubatch"].get<int64_t>() == 0) c["ubatch"] = c["batch"]; // 0: no accumulation
 }
 
 Config read_checkpoint_config(const std::string & dir) {

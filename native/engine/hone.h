@@ -246,6 +246,14 @@ hone_status hone_trainer_memory_report(hone_trainer * trainer, char ** json, hon
 hone_status hone_trainer_check_memory(const hone_trainer * trainer, hone_error * err);
 void        hone_string_free(char * s);
 
+// ---- capabilities -----------------------------------------------------------------------
+
+// What this build can do, as JSON (docs/capabilities.md): the backends present (name, kind,
+// free and total memory), the architectures the training graph supports, and the default of
+// every training option — the one place front ends and hone-train take them from. malloc'd:
+// free it with hone_string_free.
+char * hone_capabilities_json(void);
+
 // ---- evaluation -------------------------------------------------------------------------
 
 // Runs the training graph's forward pass (with the adapter, if any) on one sequence and

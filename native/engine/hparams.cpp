@@ -93,6 +93,73 @@ static void read_layer_positions(hone_model & m, bool nope_every_4th, bool plamo
     }
 }
 
+namespace {
+
+// Architectures whose llama.cpp graph is one of ours: (name, layout, RoPE, graph traits).
+// Each is tested for forward equivalence with llama.cpp (test/native/gradients.test.ts).
+enum : unsigned {
+    NOPE_EVERY_4TH = 1,     // SmolLM3: every 4th layer has no rotary embedding
+    QK_NORM_AFTER_ROPE = 2, // Hunyuan, Maincoder, Talkie: Q/K norms after RoPE (Qwen3: before)
+    QK_NORM_WHOLE = 4,      // OLMo 2: Q/K norms span the whole projection, not one head
+    FFN_RELU2 = 8,          // Arcee: FFN = down(relu(up x)^2), no gate
+    FFN_NORM_HF_NAME = 16,  // Seed-OSS: the FFN norm is stored as post_attention_norm
+    ZERO_NORM_EPS = 32,     // Qwen2-VL: the pinned llama.cpp's loader reads no norm epsilon (it stays 0)
+    MAY_LOOP = 64,          // Nanbeige: num_loops > 1 runs the layers again (refused: not built yet)
+    ALIBI = 128,            // Refact: ALiBi (max bias 8, as llama.cpp hard-codes it), no RoPE
+    BY_DEPTH = 256,         // Baichuan: 32 layers (7B) RoPE, 40 (13B) ALiBi, any other depth neither
+    PARALLEL = 512,         // PLaMo: attention and FFN side by side on one norm
+    SANDWICH = 1024,        // GLM-4: norms after attention and FFN as well as before
+    TALKIE = 2048,          // weightless norms, normed embeddings added back per layer, logits times logit_scale
+    ROPE_DEFAULTS = 4096,   // CogVLM: ggml_rope's fixed base 10000 and scale 1, whatever the file says
+    ALWAYS_TIED = 8192,     // OpenELM, BitNet: the output head is token_embd even where output.weight exists
+    OPTIONAL_MROPE = 16384, // GLM-4: M-RoPE when the file has rope sections, normal RoPE otherwise
+    QKV_THIRDS = 32768,     // CogVLM: a fused Q/K/V of three equal parts, whatever the KV head count
+    // GLM-4: the pinned llama.cpp sets F32 precision on the attn_output and ffn_down products,
+    // which asserts when an adapter has made them additions: such LoRAs cannot be loaded there
+    NO_LORA_OUT_DOWN = 65536,
+    SWA_PLAMO3 = 131072,    // PLaMo 3: sliding_window > 0 makes 7 of every 8 layers windowed, with their own RoPE base
+    ROPE_ALPHA = 262144,    // HunYuan-VL: NTK-aware base, base * alpha^(d / (d - 2)) with rope.scaling.alpha
+    GRANITE_SWA = 524288,   // Granite 4: Granite's scales, windowed layers by a per-layer pattern, attention sinks
+    GEMMA = 1048576,        // embeddings times sqrt(n_embd), GEGLU, Q scaled after RoPE (and Gemma 2/3's windows, soft caps)
+};
+const struct { const char * name; Arch arch; int rope; unsigned traits; } KNOWN[] = {
+    { "llama", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, 0 },       { "mistral3", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, 0 },
+    { "deci", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, 0 },        { "ernie4_5", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, 0 },
+    { "exaone", Arch::LLAMA, GGML_ROPE_TYPE_NEOX, 0 },        { "qwen2", Arch::QWEN2, GGML_ROPE_TYPE_NEOX, 0 },
+    { "qwen3", Arch::QWEN3, GGML_ROPE_TYPE_NEOX, 0 },         { "smollm3", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, NOPE_EVERY_4TH },
+    { "minicpm", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, 0 },     { "granite", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, 0 },
+    { "hunyuan-dense", Arch::QWEN3, GGML_ROPE_TYPE_NEOX, QK_NORM_AFTER_ROPE },
+    { "xverse", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, 0 },      { "internlm2", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, 0 },
+    { "maincoder", Arch::QWEN3, GGML_ROPE_TYPE_NORMAL, QK_NORM_AFTER_ROPE },
+    { "seed_oss", Arch::LLAMA, GGML_ROPE_TYPE_NEOX, FFN_NORM_HF_NAME },
+    { "pangu-embedded", Arch::LLAMA, GGML_ROPE_TYPE_NEOX, 0 },
+    { "arcee", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, FFN_RELU2 },
+    { "olmo2", Arch::POSTNORM, GGML_ROPE_TYPE_NEOX, QK_NORM_WHOLE }, { "exaone4", Arch::POSTNORM, GGML_ROPE_TYPE_NEOX, 0 },
+    { "nanbeige", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, MAY_LOOP },
+    { "qwen2vl", Arch::QWEN2, GGML_ROPE_TYPE_MROPE, ZERO_NORM_EPS },      { "qwen3vl", Arch::QWEN3, GGML_ROPE_TYPE_IMROPE, 0 },
+    { "qwen3tts", Arch::QWEN3, GGML_ROPE_TYPE_IMROPE, 0 },  // llama.cpp runs Qwen3-VL's graph for it
+    { "qwen", Arch::LLAMA, GGML_ROPE_TYPE_NEOX, 0 },        { "refact", Arch::LLAMA, -1, ALIBI },
+    { "baichuan", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, BY_DEPTH },
+    { "plamo", Arch::LLAMA, GGML_ROPE_TYPE_NEOX, PARALLEL }, { "chatglm", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, 0 },
+    { "glm4", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, SANDWICH | OPTIONAL_MROPE | NO_LORA_OUT_DOWN },
+    { "cogvlm", Arch::LLAMA, GGML_ROPE_TYPE_NEOX, ROPE_DEFAULTS | QKV_THIRDS },
+    { "talkie", Arch::LLAMA, GGML_ROPE_TYPE_NEOX, TALKIE | QK_NORM_AFTER_ROPE },
+    { "bitnet", Arch::LLAMA, GGML_ROPE_TYPE_NEOX, ALWAYS_TIED }, { "openelm", Arch::QWEN3, GGML_ROPE_TYPE_NEOX, ALWAYS_TIED },
+    { "plamo3", Arch::QWEN3, GGML_ROPE_TYPE_NEOX, SANDWICH | SWA_PLAMO3 },
+    { "granite_swa", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, GRANITE_SWA },
+    { "gemma", Arch::LLAMA, GGML_ROPE_TYPE_NEOX, GEMMA }, { "gemma3", Arch::QWEN3, GGML_ROPE_TYPE_NEOX, GEMMA | SANDWICH },
+    { "gemma2", Arch::LLAMA, GGML_ROPE_TYPE_NEOX, GEMMA | SANDWICH },
+    { "hunyuan_vl", Arch::QWEN3, GGML_ROPE_TYPE_NEOX, QK_NORM_AFTER_ROPE | OPTIONAL_MROPE | ROPE_ALPHA },
+};
+
+} // namespace
+
+std::vector<std::string> trainable_architectures() {
+    std::vector<std::string> names;
+    for (auto & k : KNOWN) names.push_back(k.name);
+    return names;
+}
+
 // Fails naming the file and the key when a key llama.cpp's loader requires is absent.
 static void require_key(const hone_model & m, const std::string & key) {
     if (gguf_find_key(m.gguf, key.c_str()) < 0) fail(HONE_E_FORMAT, "%s: missing metadata key '%s'", m.path.c_str(), key.c_str());
@@ -103,62 +170,6 @@ void read_hparams(hone_model & m) {
     Hparams & hp = m.hp;
     hp.arch_name = gguf_str(g, "general.architecture");
     if (hp.arch_name.empty()) fail(HONE_E_FORMAT, "%s: missing 'general.architecture'", m.path.c_str());
-    // Architectures whose llama.cpp graph is one of ours: (name, layout, RoPE, graph traits).
-    // Each is tested for forward equivalence with llama.cpp (test/native/gradients.test.ts).
-    enum : unsigned {
-        NOPE_EVERY_4TH = 1,     // SmolLM3: every 4th layer has no rotary embedding
-        QK_NORM_AFTER_ROPE = 2, // Hunyuan, Maincoder, Talkie: Q/K norms after RoPE (Qwen3: before)
-        QK_NORM_WHOLE = 4,      // OLMo 2: Q/K norms span the whole projection, not one head
-        FFN_RELU2 = 8,          // Arcee: FFN = down(relu(up x)^2), no gate
-        FFN_NORM_HF_NAME = 16,  // Seed-OSS: the FFN norm is stored as post_attention_norm
-        ZERO_NORM_EPS = 32,     // Qwen2-VL: the pinned llama.cpp's loader reads no norm epsilon (it stays 0)
-        MAY_LOOP = 64,          // Nanbeige: num_loops > 1 runs the layers again (refused: not built yet)
-        ALIBI = 128,            // Refact: ALiBi (max bias 8, as llama.cpp hard-codes it), no RoPE
-        BY_DEPTH = 256,         // Baichuan: 32 layers (7B) RoPE, 40 (13B) ALiBi, any other depth neither
-        PARALLEL = 512,         // PLaMo: attention and FFN side by side on one norm
-        SANDWICH = 1024,        // GLM-4: norms after attention and FFN as well as before
-        TALKIE = 2048,          // weightless norms, normed embeddings added back per layer, logits times logit_scale
-        ROPE_DEFAULTS = 4096,   // CogVLM: ggml_rope's fixed base 10000 and scale 1, whatever the file says
-        ALWAYS_TIED = 8192,     // OpenELM, BitNet: the output head is token_embd even where output.weight exists
-        OPTIONAL_MROPE = 16384, // GLM-4: M-RoPE when the file has rope sections, normal RoPE otherwise
-        QKV_THIRDS = 32768,     // CogVLM: a fused Q/K/V of three equal parts, whatever the KV head count
-        // GLM-4: the pinned llama.cpp sets F32 precision on the attn_output and ffn_down products,
-        // which asserts when an adapter has made them additions: such LoRAs cannot be loaded there
-        NO_LORA_OUT_DOWN = 65536,
-        SWA_PLAMO3 = 131072,    // PLaMo 3: sliding_window > 0 makes 7 of every 8 layers windowed, with their own RoPE base
-        ROPE_ALPHA = 262144,    // HunYuan-VL: NTK-aware base, base * alpha^(d / (d - 2)) with rope.scaling.alpha
-        GRANITE_SWA = 524288,   // Granite 4: Granite's scales, windowed layers by a per-layer pattern, attention sinks
-        GEMMA = 1048576,        // embeddings times sqrt(n_embd), GEGLU, Q scaled after RoPE (and Gemma 2/3's windows, soft caps)
-    };
-    static const struct { const char * name; Arch arch; int rope; unsigned traits; } KNOWN[] = {
-        { "llama", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, 0 },       { "mistral3", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, 0 },
-        { "deci", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, 0 },        { "ernie4_5", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, 0 },
-        { "exaone", Arch::LLAMA, GGML_ROPE_TYPE_NEOX, 0 },        { "qwen2", Arch::QWEN2, GGML_ROPE_TYPE_NEOX, 0 },
-        { "qwen3", Arch::QWEN3, GGML_ROPE_TYPE_NEOX, 0 },         { "smollm3", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, NOPE_EVERY_4TH },
-        { "minicpm", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, 0 },     { "granite", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, 0 },
-        { "hunyuan-dense", Arch::QWEN3, GGML_ROPE_TYPE_NEOX, QK_NORM_AFTER_ROPE },
-        { "xverse", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, 0 },      { "internlm2", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, 0 },
-        { "maincoder", Arch::QWEN3, GGML_ROPE_TYPE_NORMAL, QK_NORM_AFTER_ROPE },
-        { "seed_oss", Arch::LLAMA, GGML_ROPE_TYPE_NEOX, FFN_NORM_HF_NAME },
-        { "pangu-embedded", Arch::LLAMA, GGML_ROPE_TYPE_NEOX, 0 },
-        { "arcee", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, FFN_RELU2 },
-        { "olmo2", Arch::POSTNORM, GGML_ROPE_TYPE_NEOX, QK_NORM_WHOLE }, { "exaone4", Arch::POSTNORM, GGML_ROPE_TYPE_NEOX, 0 },
-        { "nanbeige", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, MAY_LOOP },
-        { "qwen2vl", Arch::QWEN2, GGML_ROPE_TYPE_MROPE, ZERO_NORM_EPS },      { "qwen3vl", Arch::QWEN3, GGML_ROPE_TYPE_IMROPE, 0 },
-        { "qwen3tts", Arch::QWEN3, GGML_ROPE_TYPE_IMROPE, 0 },  // llama.cpp runs Qwen3-VL's graph for it
-        { "qwen", Arch::LLAMA, GGML_ROPE_TYPE_NEOX, 0 },        { "refact", Arch::LLAMA, -1, ALIBI },
-        { "baichuan", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, BY_DEPTH },
-        { "plamo", Arch::LLAMA, GGML_ROPE_TYPE_NEOX, PARALLEL }, { "chatglm", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, 0 },
-        { "glm4", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, SANDWICH | OPTIONAL_MROPE | NO_LORA_OUT_DOWN },
-        { "cogvlm", Arch::LLAMA, GGML_ROPE_TYPE_NEOX, ROPE_DEFAULTS | QKV_THIRDS },
-        { "talkie", Arch::LLAMA, GGML_ROPE_TYPE_NEOX, TALKIE | QK_NORM_AFTER_ROPE },
-        { "bitnet", Arch::LLAMA, GGML_ROPE_TYPE_NEOX, ALWAYS_TIED }, { "openelm", Arch::QWEN3, GGML_ROPE_TYPE_NEOX, ALWAYS_TIED },
-        { "plamo3", Arch::QWEN3, GGML_ROPE_TYPE_NEOX, SANDWICH | SWA_PLAMO3 },
-        { "granite_swa", Arch::LLAMA, GGML_ROPE_TYPE_NORMAL, GRANITE_SWA },
-        { "gemma", Arch::LLAMA, GGML_ROPE_TYPE_NEOX, GEMMA }, { "gemma3", Arch::QWEN3, GGML_ROPE_TYPE_NEOX, GEMMA | SANDWICH },
-        { "gemma2", Arch::LLAMA, GGML_ROPE_TYPE_NEOX, GEMMA | SANDWICH },
-        { "hunyuan_vl", Arch::QWEN3, GGML_ROPE_TYPE_NEOX, QK_NORM_AFTER_ROPE | OPTIONAL_MROPE | ROPE_ALPHA },
-    };
     unsigned traits = 0;
     bool known = false;
     for (auto & k : KNOWN) {
@@ -166,7 +177,7 @@ void read_hparams(hone_model & m) {
     }
     if (!known) {
         std::string trainable;
-        for (auto & k : KNOWN) trainable += (trainable.empty() ? "" : ", ") + std::string(k.name);
+        for (const std::string & k : trainable_architectures()) trainable += (trainable.empty() ? "" : ", ") + k;
         fail(HONE_E_UNSUPPORTED, "%s: architecture '%s' cannot train yet: %s (trainable: %s)",
              m.path.c_str(), hp.arch_name.c_str(), describe_scan(scan_architecture(m.path)).c_str(), trainable.c_str());
     }

@@ -122,6 +122,8 @@ namespace hone {
 // Reads m.gguf's architecture and hyperparameters into m.hp (hparams.cpp); refuses, naming the
 // file and the key, what the training graph does not build.
 void read_hparams(hone_model & m);
+// The general.architecture names read_hparams accepts (hparams.cpp's table), in table order.
+std::vector<std::string> trainable_architectures();
 // Selects and initialises backends for a request ("auto", "cpu", "cuda", "metal").
 void init_backends(Backends & b, const std::string & request, int n_threads);
 // Silences llama.cpp/ggml logging unless HONE_VERBOSE is set.

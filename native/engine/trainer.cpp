@@ -242,7 +242,7 @@ extern "C" {
 
 hone_train_params hone_train_default_params(void) {
     hone_train_params p;
-    p.n_ctx = 256;
+    p.n_ctx = 512;
     p.n_batch = 1;
     p.n_ubatch = 1;
     p.n_steps = 0;

@@ -1,0 +1,19 @@
+/**
+ * A run's configuration as the engine's adapter and trainer params: one mapping for training
+ * and for planning, so a plan describes exactly the graph the run will build.
+ */
+import type { TrainConfig } from '../common/engine-api.ts';
+import type { TrainerParams } from './binding.ts';
+
+export function adapterParams(cfg: TrainConfig) {
+  return { rank: cfg.rank, alpha: cfg.alpha || 2 * cfg.rank, targets: cfg.targets, seed: cfg.seed };
+}
+
+export function trainerParams(cfg: TrainConfig, extra: Pick<TrainerParams, 'checkpointDir' | 'runConfig' | 'dryRun'> = {}): TrainerParams {
+  return {
+    nCtx: cfg.ctx, nBatch: cfg.batch, nUbatch: cfg.ubatch || cfg.batch, nSteps: cfg.steps, nEpochs: cfg.steps > 0 ? 0 : cfg.epochs,
+    lr: cfg.lr, lrSchedule: cfg.schedule, warmupSteps: cfg.warmup, lrMin: cfg.lrMin, weightDecay: cfg.weightDecay,
+    maxGradNorm: cfg.maxGradNorm, seed: cfg.seed, evalEvery: cfg.evalEvery, checkpointEvery: cfg.checkpointEvery,
+    keepCheckpoints: cfg.keepCheckpoints, memoryLimit: cfg.memoryLimit, profile: cfg.profile, ...extra,
+  };
+}
