@@ -4,7 +4,8 @@
  */
 import type { TrainConfig } from '../common/engine-api.ts';
 import { HoneError } from '../common/errors.ts';
-import { camel, coerce, DEFAULTS, isOption } from './config.ts';
+import { OPTION_KINDS } from '../common/settings-schema.ts';
+import { camel, coerce, isOption } from './config.ts';
 
 export interface ParsedArgs {
   options: Partial<TrainConfig>;
@@ -35,12 +36,12 @@ export function parseArgs(argv: string[]): ParsedArgs {
     }
     const key = camel(name);
     if (!isOption(key)) throw new HoneError('bad_config', `unknown option '--${name}'`);
-    if (Array.isArray(DEFAULTS[key])) {
+    if (OPTION_KINDS[key] === 'paths') {
       const vals: string[] = inline !== undefined ? [inline] : [];
       while (inline === undefined && i + 1 < argv.length && !argv[i + 1].startsWith('--')) vals.push(argv[++i]);
       if (vals.length === 0) throw new HoneError('bad_config', `option '--${name}' needs at least one path`);
       options[key] = [...((options[key] as string[]) ?? []), ...vals];
-    } else if (typeof DEFAULTS[key] === 'boolean') {
+    } else if (OPTION_KINDS[key] === 'boolean') {
       options[key] = inline === undefined ? true : coerce(key, inline, `--${name}`);
     } else {
       options[key] = coerce(key, next(), `--${name}`);

@@ -1,25 +1,17 @@
 /**
- * Training options: defaults < config file (hone.config.json / .yaml / .yml, or --config) <
- * command-line flags. Every option has one camelCase key in files (kebab-case accepted) and
- * one --kebab-case flag. Unknown keys and wrong types are errors naming the key and the file.
+ * Training options: the engine's defaults < config file (hone.config.json / .yaml / .yml, or
+ * --config) < command-line flags. Every option has one camelCase key in files (kebab-case
+ * accepted) and one --kebab-case flag; its kind is OPTION_KINDS' (electron/common), its default
+ * the engine's (the host's `capabilities`). Unknown keys and wrong types are errors naming the
+ * key and the file.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { TrainConfig } from '../common/engine-api.ts';
-import { DEFAULTS } from '../common/defaults.ts';
 import { HoneError } from '../common/errors.ts';
+import { isOptionKey, OPTION_KINDS } from '../common/settings-schema.ts';
 
-// The table lives in common/ so the service uses the same values (it goes once the engine reports its own).
-export { DEFAULTS };
-
-const CHOICES: Partial<Record<keyof TrainConfig, readonly string[]>> = {
-  schedule: ['constant', 'linear', 'cosine'],
-  backend: ['auto', 'cpu', 'cuda', 'metal'],
-  gpuPrecision: ['bf16', 'f32'],
-  loss: ['assistant', 'all'],
-  truncate: ['drop', 'left', 'right'],
-};
 /** Options holding paths: relative paths in a config file are relative to the file. */
 const PATHS: ReadonlyArray<keyof TrainConfig> = ['model', 'data', 'out', 'evalData', 'chatTemplate'];
 
@@ -28,32 +20,30 @@ export const CONFIG_FILES = ['hone.config.json', 'hone.config.yaml', 'hone.confi
 export const camel = (k: string) => k.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 export const kebab = (k: string) => k.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase());
 
-export function isOption(key: string): key is keyof TrainConfig {
-  return Object.prototype.hasOwnProperty.call(DEFAULTS, key);
-}
+export const isOption = isOptionKey;
 
 /** Checks and converts one value; `where` names the file or flag in errors. */
 export function coerce(key: keyof TrainConfig, value: unknown, where: string): unknown {
-  const def = DEFAULTS[key];
+  const kind = OPTION_KINDS[key];
   const bad = (what: string) => new HoneError('bad_config', `${where}: '${key}' ${what} (got ${JSON.stringify(value)})`);
-  if (Array.isArray(def)) {
+  if (kind === 'paths') {
     const arr = Array.isArray(value) ? value : [value];
     if (!arr.every((v) => typeof v === 'string' && v.length > 0)) throw bad('must be a path or a list of paths');
     return arr;
   }
-  if (typeof def === 'number') {
+  if (kind === 'number' || kind === 'integer') {
     const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
     if (typeof n !== 'number' || !Number.isFinite(n)) throw bad('must be a number');
+    if (kind === 'integer' && !Number.isInteger(n)) throw bad('must be a whole number');
     return n;
   }
-  if (typeof def === 'boolean') {
+  if (kind === 'boolean') {
     if (value === 'true' || value === true) return true;
     if (value === 'false' || value === false) return false;
     throw bad('must be true or false');
   }
   if (typeof value !== 'string') throw bad('must be a string');
-  const choices = CHOICES[key];
-  if (choices && !choices.includes(value)) throw bad(`must be one of ${choices.join(', ')}`);
+  if (Array.isArray(kind) && !kind.includes(value)) throw bad(`must be one of ${kind.join(', ')}`);
   return value;
 }
 
@@ -71,7 +61,7 @@ export function readConfigFile(path: string): Partial<TrainConfig> {
   const base = resolve(path, '..');
   for (const [k0, v] of Object.entries(raw as Record<string, unknown>)) {
     const k = camel(k0);
-    if (!isOption(k)) throw new HoneError('bad_config', `${path}: unknown option '${k0}' (known: ${Object.keys(DEFAULTS).map(kebab).join(', ')})`);
+    if (!isOption(k)) throw new HoneError('bad_config', `${path}: unknown option '${k0}' (known: ${Object.keys(OPTION_KINDS).map(kebab).join(', ')})`);
     let val = coerce(k, v, path);
     if (PATHS.includes(k)) val = Array.isArray(val) ? val.map((p: string) => (isAbsolute(p) ? p : resolve(base, p))) : val ? resolve(base, val as string) : val;
     out[k] = val;
@@ -89,9 +79,9 @@ export function findConfigFile(explicit: string | undefined, cwd = process.cwd()
   return null;
 }
 
-/** defaults < file < flags. Flag paths are relative to the working folder. */
-export function resolveConfig(file: Partial<TrainConfig>, flags: Partial<TrainConfig>): TrainConfig {
-  const cfg = { ...DEFAULTS, ...file, ...flags } as TrainConfig;
+/** The engine's defaults < file < flags. Flag paths are relative to the working folder. */
+export function resolveConfig(defaults: TrainConfig, file: Partial<TrainConfig>, flags: Partial<TrainConfig>): TrainConfig {
+  const cfg = { ...defaults, ...file, ...flags } as TrainConfig;
   for (const k of PATHS) {
     const v = flags[k];
     if (v === undefined) continue;
@@ -101,10 +91,10 @@ export function resolveConfig(file: Partial<TrainConfig>, flags: Partial<TrainCo
 }
 
 /** The missing required options of a training run, as flag names. */
-export function missingForTrain(cfg: TrainConfig): string[] {
+export function missingForTrain(cfg: Partial<TrainConfig>): string[] {
   const miss: string[] = [];
   if (!cfg.model) miss.push('--model');
-  if (cfg.data.length === 0) miss.push('--data');
+  if (!cfg.data?.length) miss.push('--data');
   if (!cfg.out) miss.push('--out');
   return miss;
 }

@@ -59,13 +59,16 @@ async function inspect(argv: string[]): Promise<number> {
     const { options, cli } = parseArgs(argv);
     if (cli.help) { console.log(USAGE); return 0; }
     const file = findConfigFile(cli.config);
-    const cfg = resolveConfig(file ? readConfigFile(file) : {}, options);
-    const miss = [!cfg.model && '--model', cfg.data.length === 0 && '--data'].filter(Boolean);
+    const fromFile = file ? readConfigFile(file) : {};
+    const miss = [!(options.model ?? fromFile.model) && '--model', !(options.data ?? fromFile.data)?.length && '--data'].filter(Boolean);
     if (miss.length) throw new HoneError('bad_config', `missing ${miss.join(' and ')}`);
     const reporter = new Reporter(false);
-    const res: InspectResult = await withHost((h) => h.request('inspect', { model: cfg.model, data: cfg.data, config: cfg }, (e) => {
-      if (!cli.json) reporter.event(e);
-    }));
+    const res: InspectResult = await withHost(async (h) => {
+      const cfg = resolveConfig((await h.request('capabilities', {})).defaults, fromFile, options);
+      return h.request('inspect', { model: cfg.model, data: cfg.data, config: cfg }, (e) => {
+        if (!cli.json) reporter.event(e);
+      });
+    });
     if (cli.json) process.stdout.write(JSON.stringify({ type: 'inspect', ...res }) + '\n');
     else printInspect(res, process.stdout);
     return res.report.problems.some((p) => p.severity === 'error') ? 1 : 0;
@@ -105,11 +108,17 @@ async function train(argv: string[]): Promise<number> {
       if (existsSync(saved)) base = { ...base, ...readConfigFile(saved) };
       base.out = t.out;
     }
-    const cfg = resolveConfig(base, options);
-    const miss = missingForTrain(cfg);
+    const miss = missingForTrain({ ...base, ...options });
     if (miss.length) throw new HoneError('bad_config', `missing ${miss.join(', ')} (or use --demo, or a hone.config.json)`);
 
     const host = EngineHost.start();
+    let cfg: TrainConfig;
+    try {
+      cfg = resolveConfig((await host.request('capabilities', {})).defaults, base, options);
+    } catch (e) {
+      host.kill();
+      throw e;
+    }
     let interrupts = 0;
     const onSigint = () => {
       interrupts++;
@@ -143,10 +152,9 @@ async function train(argv: string[]): Promise<number> {
   }
 }
 
-// TODO(service): make the service of electron/services (NodeHoneService, {dataDir}) here once it lands.
-const serveService: ServiceFactory = () => {
-  throw new HoneError('unsupported', 'hone serve: the service is not wired to the command line yet');
-};
+// The one service implementation over the data folder (loaded on demand, like the server); serve
+// disposes it at shutdown, which stops a live run with a checkpoint.
+const serveService: ServiceFactory = async (dataDir) => new (await import('../services/hone-service.ts')).NodeHoneService({ dataDir });
 
 export async function main(argv: string[]): Promise<number> {
   const [cmd, sub, ...rest] = argv;

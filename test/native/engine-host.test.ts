@@ -8,7 +8,6 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { EngineEvent, TrainConfig } from '../../electron/common/engine-api.ts';
-import { DEFAULTS } from '../../electron/cli/config.ts';
 import { loadAddon, type NativeEvent } from '../../electron/engine-host/binding.ts';
 import { EngineHost } from '../../electron/services/engine/client.ts';
 import { requireFixture } from '../helpers/fixtures.ts';
@@ -85,10 +84,11 @@ describe('the engine host process', () => {
     const dir = tempDir();
     const data = join(dir, 'text.jsonl');
     writeFileSync(data, TEXT.split('. ').map((s) => JSON.stringify({ text: s + '.' })).join('\n') + '\n');
-    const config: TrainConfig = { ...DEFAULTS, model: path, data: [data], out: join(dir, 'run'), steps: 12, ctx: 32, rank: 4, targets: 'all',
+    const host = EngineHost.start();
+    const { defaults } = await host.request('capabilities', {});
+    const config: TrainConfig = { ...defaults, model: path, data: [data], out: join(dir, 'run'), steps: 12, ctx: 32, rank: 4, targets: 'all',
       lr: 1e-2, backend: 'cpu', threads: 2, checkpointEvery: 2, keepCheckpoints: 0 };
 
-    const host = EngineHost.start();
     const seen: EngineEvent[] = [];
     const run = host.request('train', { config, resume: null }, (e) => {
       seen.push(e);

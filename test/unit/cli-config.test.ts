@@ -4,20 +4,23 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parseArgs } from '../../electron/cli/args.ts';
-import { DEFAULTS, findConfigFile, readConfigFile, resolveConfig } from '../../electron/cli/config.ts';
+import type { TrainConfig } from '../../electron/common/engine-api.ts';
+import { findConfigFile, readConfigFile, resolveConfig } from '../../electron/cli/config.ts';
 import { tempFiles } from '../helpers/temp-files.ts';
 
-test('defaults < config file < flags', (t) => {
+test('the engine\'s defaults < config file < flags', (t) => {
   const dir = tempFiles(t);
   const file = join(dir, 'hone.config.json');
   writeFileSync(file, JSON.stringify({ rank: 16, lr: 0.001, 'max-grad-norm': 0.5, data: ['a.jsonl', 'sub/b.jsonl'], model: '/abs/m.gguf' }));
   const fromFile = readConfigFile(file);
   const { options } = parseArgs(['--lr', '2e-4', '--truncate', 'left', '--ignore-weights']);
-  const cfg = resolveConfig(fromFile, options);
+  // the defaults come from the engine host (capabilities); any value shows it flows through
+  const defaults = { ctx: 777, rank: 3, lr: 1 } as TrainConfig;
+  const cfg = resolveConfig(defaults, fromFile, options);
   assert.equal(cfg.rank, 16); // file
   assert.equal(cfg.lr, 2e-4); // flag over file
   assert.equal(cfg.maxGradNorm, 0.5); // kebab-case key in the file
-  assert.equal(cfg.ctx, DEFAULTS.ctx); // default
+  assert.equal(cfg.ctx, 777); // default
   assert.equal(cfg.truncate, 'left');
   assert.equal(cfg.ignoreWeights, true);
   assert.deepEqual(cfg.data, [join(dir, 'a.jsonl'), join(dir, 'sub', 'b.jsonl')], 'paths in a file are relative to it');

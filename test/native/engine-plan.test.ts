@@ -1,0 +1,99 @@
+/**
+ * What the engine says it can do, and the plan a person sees before training: the engine
+ * host's capabilities (backends, trainable architectures, every option's default, the same
+ * defaults hone-train uses) and plan (memory per pool and op placement of the graph a setting
+ * would build, nothing trained).
+ */
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import type { TrainConfig } from '../../electron/common/engine-api.ts';
+import { OPTION_KINDS } from '../../electron/common/settings-schema.ts';
+import { EngineHost } from '../../electron/services/engine/client.ts';
+import { requireFixture } from '../helpers/fixtures.ts';
+import { honeTrain, repoRoot, run, tempDir } from '../helpers/native.ts';
+
+const TEXT = 'Once upon a time, there was a little dog named Max. He loved to run in the park with his red ball. ' +
+  'One day Max met a cat under a big tree, and they played until the sun went down.';
+
+describe('engine capabilities and the training plan', () => {
+  const host = EngineHost.start();
+  after(() => host.kill());
+
+  test('capabilities: the CPU backend with its memory, the trainable architectures, a default for every option', async () => {
+    const caps = await host.request('capabilities', {});
+    const cpu = caps.backends.at(-1)!;
+    assert.equal(cpu.name, 'CPU');
+    assert.equal(cpu.kind, 'cpu');
+    assert.ok(cpu.freeBytes > 0 && cpu.freeBytes <= cpu.totalBytes, JSON.stringify(cpu));
+    for (const arch of ['llama', 'qwen2', 'qwen3', 'gemma3', 'olmo2']) assert.ok(caps.trainableArchitectures.includes(arch), arch);
+    assert.ok(!caps.trainableArchitectures.includes('olmo'), 'LayerNorm (NORM) has no backward');
+    for (const k of Object.keys(OPTION_KINDS)) assert.ok(k in caps.defaults, `no default for ${k}`);
+    assert.equal(caps.defaults.ctx, 512);
+    assert.equal(caps.defaults.lr, 1e-4);
+  });
+
+  test('hone and hone-train resolve the same defaults for the same command', async (t) => {
+    const model = requireFixture(t, 'stories260K.gguf');
+    if (!model) return;
+    const dir = tempDir();
+    const data = join(dir, 'story.txt');
+    writeFileSync(data, TEXT);
+    const common = ['--model', model, '--data', data, '--steps', '2', '--ctx', '32'];
+    const engine = honeTrain([...common, '--out', join(dir, 'engine')]);
+    assert.equal(engine.code, 0, engine.stderr);
+    const node = run(process.execPath, ['--import', 'tsx', join(repoRoot, 'bin', 'hone.mjs'), 'train', ...common, '--out', join(dir, 'node'), '--json']);
+    assert.equal(node.code, 0, node.stderr);
+    const e = JSON.parse(readFileSync(join(dir, 'engine', 'run.json'), 'utf8')).config;
+    const n = JSON.parse(readFileSync(join(dir, 'node', 'config.json'), 'utf8')) as TrainConfig;
+    const snake = (k: string) => k.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase());
+    const shared = ['rank', 'targets', 'lr', 'schedule', 'warmup', 'lrMin', 'weightDecay', 'maxGradNorm', 'batch', 'seed', 'evalSplit',
+      'evalEvery', 'checkpointEvery', 'keepCheckpoints'] as const;
+    for (const k of shared) assert.equal(n[k], e[snake(k)], `${k}: hone ${n[k]}, hone-train ${e[snake(k)]}`);
+    assert.equal(e.alpha, 2 * n.rank);
+    assert.equal(n.alpha || 2 * n.rank, e.alpha);
+  });
+
+  test('plan: stories260K on the CPU fits, every op on the CPU, the model kept for the next plan', async (t) => {
+    const model = requireFixture(t, 'stories260K.gguf');
+    if (!model) return;
+    const { defaults } = await host.request('capabilities', {});
+    const config: TrainConfig = { ...defaults, model, data: ['unused.txt'], ctx: 64, backend: 'cpu', threads: 2 };
+    const first = await host.request('plan', { config });
+    assert.equal(first.fits, true, first.notFit ?? '');
+    assert.equal(first.cached, false);
+    assert.deepEqual(first.pools.map((p) => p.pool), ['CPU']);
+    const cpu = first.pools[0];
+    const item = (what: string) => cpu.items.find((i) => i.what === what)?.bytes ?? 0;
+    // AdamW's two moments per trainable element (plus alignment)
+    const moments = item('optimizer_state') - 2 * item('adapter');
+    assert.ok(item('compute_buffer') > 0 && moments >= 0 && moments < 4096, JSON.stringify(cpu.items));
+    assert.equal(cpu.planBytes, cpu.items.filter((i) => i.trainer).reduce((s, i) => s + i.bytes, 0));
+    const ops = first.ops as { dry_run: boolean; n_nodes: number; nodes: Array<{ backend: string }>; cpu_fallbacks: unknown[] };
+    assert.equal(ops.dry_run, true);
+    assert.ok(ops.n_nodes > 100 && ops.nodes.every((n) => n.backend === 'CPU'));
+    assert.deepEqual(ops.cpu_fallbacks, []);
+
+    // a setting that does not touch the model: the loaded model is reused; the graph follows the setting
+    const wider = await host.request('plan', { config: { ...config, ctx: 128, rank: 16 } });
+    assert.equal(wider.cached, true);
+    assert.ok(wider.pools[0].planBytes > cpu.planBytes);
+    const adapter = (p: typeof first) => p.pools[0].items.find((i) => i.what === 'adapter')!.bytes;
+    assert.equal(adapter(wider), 2 * adapter(first), 'rank 16 doubles the adapter');
+  });
+
+  test('plan: a memory limit the run does not fit is reported with the pool and the sizes; a missing model is io_error', async (t) => {
+    const model = requireFixture(t, 'stories260K.gguf');
+    if (!model) return;
+    const { defaults } = await host.request('capabilities', {});
+    const config: TrainConfig = { ...defaults, model, data: ['unused.txt'], ctx: 64, backend: 'cpu', memoryLimit: 100_000 };
+    const p = await host.request('plan', { config });
+    assert.equal(p.fits, false);
+    assert.equal(p.pools[0].fits, false);
+    assert.equal(p.pools[0].limitBytes, 100_000);
+    assert.match(p.notFit!, /does not fit in CPU memory: it needs [\d.]+ MiB .* lower the context \(64 tokens\)/);
+    await assert.rejects(host.request('plan', { config: { ...config, model: join(tempDir(), 'gone.gguf') } }), (e: { code: string; message: string }) =>
+      e.code === 'io_error' && /gone\.gguf: cannot read the model/.test(e.message));
+  });
+});
