@@ -13,6 +13,10 @@ export function printInspect(r: InspectResult, out: NodeJS.WriteStream): void {
   w(`tokens: ${t.examples} examples -> ${t.sequences} sequences, ${t.tokens} tokens, ${t.lossTokens} carry loss`);
   w(`lengths: min ${t.lengths.min}, median ${t.lengths.median}, mean ${t.lengths.mean.toFixed(1)}, max ${t.lengths.max}`);
   w(`context ${t.ctx}: ${t.overLength} longer (${t.truncated} truncated ${t.policy}, ${t.dropped} dropped), ${t.chunked} text example(s) cut into windows`);
+  for (const a of t.affected.slice(0, 20)) {
+    w(`  ${a.outcome}: ${a.file}:${a.line}: ${a.tokens} tokens, loses ${a.lostLossTokens} of its ${a.lossTokens} loss tokens`);
+  }
+  if (t.affected.length > 20) w(`  ... and ${t.affected.length - 20} more (--json lists them all)`);
   const peak = Math.max(1, ...t.histogram.map((b) => b.count));
   for (const b of t.histogram) w(`  ${String(b.from).padStart(6)}-${String(b.to - 1).padEnd(6)} ${'#'.repeat(Math.ceil((b.count / peak) * 40))} ${b.count}`);
   for (const f of t.failed.slice(0, 10)) w(`  not rendered: ${f.file}:${f.line}: ${f.message}`);

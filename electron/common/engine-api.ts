@@ -74,6 +74,11 @@ export interface TokenStats {
   dropped: number;
   /** Text examples cut into ctx-sized windows (never truncated). */
   chunked: number;
+  /**
+   * Every example the context truncates or drops, by file and line: its tokens and loss tokens
+   * and how many of those the policy loses (a dropped example loses all).
+   */
+  affected: Array<{ file: string; line: number; outcome: 'truncated' | 'dropped'; tokens: number; lossTokens: number; lostLossTokens: number }>;
   /** Examples the template could not render, with where they came from. */
   failed: Array<{ file: string; line: number; code: string; message: string }>;
   /** Length histogram of rendered examples (before truncation), power-of-two bins. */

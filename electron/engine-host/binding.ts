@@ -112,6 +112,8 @@ export interface HoneAddon {
   Trainer: { create(model: NativeModel, adapter: NativeAdapter, params: TrainerParams): Promise<NativeTrainer> };
   /** hone_capabilities_json: backends, trainable architectures, defaults (snake_case keys). */
   capabilities(): string;
+  /** hone_text_windows: where a text of nTokens is cut into windows of ctx + 1 tokens (overlap 1). */
+  textWindows(nTokens: number, ctx: number): Int32Array;
   napiVersion: number;
 }
 

@@ -42,7 +42,7 @@ export async function inspectJob(addon: HoneAddon, p: Requests['inspect']['paylo
     const renderer = createRenderer(model, cfg);
     try {
       emit({ type: 'phase', phase: 'render', message: 'rendering examples through the chat template' });
-      const r = await renderDataset(model, renderer, ds.report, ds.train, ds.eval, cfg.ctx, cfg.truncate);
+      const r = await renderDataset(model, renderer, ds.report, ds.train, ds.eval, cfg.ctx, cfg.truncate, addon.textWindows);
       return { report: ds.report, template: r.template, tokens: r.stats, preview: r.preview };
     } finally {
       renderer.dispose();
@@ -66,7 +66,7 @@ export async function trainJob(addon: HoneAddon, p: Requests['train']['payload']
     const renderer = createRenderer(model, cfg);
     disposers.unshift(() => renderer.dispose());
     emit({ type: 'phase', phase: 'render', message: 'rendering examples through the chat template' });
-    const data = await renderDataset(model, renderer, ds.report, ds.train, ds.eval, cfg.ctx, cfg.truncate);
+    const data = await renderDataset(model, renderer, ds.report, ds.train, ds.eval, cfg.ctx, cfg.truncate, addon.textWindows);
     emit({ type: 'tokens', stats: data.stats });
     if (data.train.length === 0) throw new HoneError('no_examples', 'no training sequence is left after rendering and the length policy', { tokens: data.stats });
 

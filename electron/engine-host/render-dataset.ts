@@ -7,7 +7,7 @@ import { HoneError } from '../common/errors.ts';
 import type { LengthPolicy, Preview, TemplateInfo, TokenStats, TrainConfig } from '../common/engine-api.ts';
 import { importDataset, type DatasetReport, type Example } from '../services/dataset/index.ts';
 import type { NativeModel, NativeRenderer, Sequence } from './binding.ts';
-import { packExamples, previewOf, type RenderedExample } from './sequences.ts';
+import { packExamples, previewOf, type RenderedExample, type WindowStarts } from './sequences.ts';
 
 const BATCH = 256;
 
@@ -81,13 +81,14 @@ export async function renderDataset(
   evalEx: Example[],
   ctx: number,
   policy: LengthPolicy,
+  windowStarts: WindowStarts,
 ): Promise<RenderedDataset> {
   const failed: TokenStats['failed'] = [];
   const tr = await renderAll(renderer, train, failed, true);
   const ev = await renderAll(renderer, evalEx, failed, false);
-  const packedTrain = packExamples(tr.out, ctx, policy);
-  const packedEval = packExamples(ev.out, ctx, policy);
-  const all = packExamples([...tr.out, ...ev.out], ctx, policy, failed);
+  const packedTrain = packExamples(tr.out, ctx, policy, windowStarts);
+  const packedEval = packExamples(ev.out, ctx, policy, windowStarts);
+  const all = packExamples([...tr.out, ...ev.out], ctx, policy, windowStarts, failed);
   const info = renderer.info();
   return {
     report,

@@ -24,14 +24,15 @@ function lossCount(mask: Uint8Array): number {
   return n;
 }
 
-/** Windows of ctx + 1 tokens overlapping by one, so every token after the first is a target once. */
-function windows(ex: RenderedExample, ctx: number): Sequence[] {
-  const out: Sequence[] = [];
-  for (let s = 0; s + 1 < ex.tokens.length; s += ctx) {
+/** Where the engine cuts a text of `nTokens` into windows (the addon's textWindows). */
+export type WindowStarts = (nTokens: number, ctx: number) => ArrayLike<number>;
+
+/** The engine's windows of ctx + 1 tokens, overlapping by one. */
+function windows(ex: RenderedExample, ctx: number, starts: WindowStarts): Sequence[] {
+  return Array.from(starts(ex.tokens.length, ctx), (s) => {
     const e = Math.min(ex.tokens.length, s + ctx + 1);
-    out.push({ tokens: ex.tokens.slice(s, e), mask: ex.mask.slice(s, e) });
-  }
-  return out;
+    return { tokens: ex.tokens.slice(s, e), mask: ex.mask.slice(s, e) };
+  });
 }
 
 export function histogram(lengths: number[]): TokenStats['histogram'] {
@@ -44,14 +45,21 @@ export function histogram(lengths: number[]): TokenStats['histogram'] {
   return bins;
 }
 
-export function packExamples(examples: RenderedExample[], ctx: number, policy: LengthPolicy, failed: TokenStats['failed'] = []): Packed {
+export function packExamples(
+  examples: RenderedExample[],
+  ctx: number,
+  policy: LengthPolicy,
+  windowStarts: WindowStarts,
+  failed: TokenStats['failed'] = [],
+): Packed {
   const sequences: Sequence[] = [];
+  const affected: TokenStats['affected'] = [];
   let overLength = 0, truncated = 0, dropped = 0, chunked = 0;
   const limit = ctx + 1; // inputs tokens[0..ctx), targets tokens[1..ctx]
   for (const ex of examples) {
     if (ex.kind === 'text') {
       if (ex.tokens.length > limit) chunked++;
-      for (const w of windows(ex, ctx)) if (lossCount(w.mask!) > 0) sequences.push(w);
+      for (const w of windows(ex, ctx, windowStarts)) if (lossCount(w.mask!) > 0) sequences.push(w);
       continue;
     }
     if (ex.tokens.length <= limit) {
@@ -59,11 +67,16 @@ export function packExamples(examples: RenderedExample[], ctx: number, policy: L
       continue;
     }
     overLength++;
-    if (policy === 'drop') { dropped++; continue; }
+    const lossTokens = lossCount(ex.mask);
+    const note = (outcome: 'truncated' | 'dropped', kept: number) =>
+      affected.push({ ...ex.source, outcome, tokens: ex.tokens.length, lossTokens, lostLossTokens: lossTokens - kept });
+    if (policy === 'drop') { dropped++; note('dropped', 0); continue; }
     const s = policy === 'left' ? ex.tokens.length - limit : 0;
     const seq = { tokens: ex.tokens.slice(s, s + limit), mask: ex.mask.slice(s, s + limit) };
-    if (lossCount(seq.mask) === 0) { dropped++; continue; } // nothing left to learn from
+    const kept = lossCount(seq.mask);
+    if (kept === 0) { dropped++; note('dropped', 0); continue; } // nothing left to learn from
     truncated++;
+    note('truncated', kept);
     sequences.push(seq);
   }
   const lengths = examples.map((e) => e.tokens.length).sort((a, b) => a - b);
@@ -82,6 +95,7 @@ export function packExamples(examples: RenderedExample[], ctx: number, policy: L
       truncated,
       dropped,
       chunked,
+      affected,
       failed,
       histogram: histogram(lengths),
       lengths: {

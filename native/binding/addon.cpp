@@ -17,6 +17,18 @@ static Napi::Value Capabilities(const Napi::CallbackInfo & info) {
     return out;
 }
 
+// textWindows(nTokens, ctx): the start of every window hone_text_windows cuts (Int32Array).
+static Napi::Value TextWindows(const Napi::CallbackInfo & info) {
+    Napi::Env env = info.Env();
+    HN_THROW_IF(env, info.Length() < 2 || !info[0].IsNumber() || !info[1].IsNumber(), "invalid_argument", "textWindows(nTokens, ctx) needs two numbers");
+    const int32_t n = info[0].As<Napi::Number>().Int32Value(), ctx = info[1].As<Napi::Number>().Int32Value();
+    HN_THROW_IF(env, n < 0 || ctx < 1, "invalid_argument", "textWindows: nTokens must be >= 0 and ctx >= 1");
+    const int32_t count = hone_text_windows(n, ctx, nullptr, 0);
+    Napi::Int32Array out = Napi::Int32Array::New(env, (size_t) count);
+    hone_text_windows(n, ctx, out.Data(), count);
+    return out;
+}
+
 static Napi::Object InitAddon(Napi::Env env, Napi::Object exports) {
     auto * data = new AddonData();
     env.SetInstanceData(data); // freed with the environment
@@ -25,6 +37,7 @@ static Napi::Object InitAddon(Napi::Env env, Napi::Object exports) {
     exports.Set("Renderer", RendererWrap::Init(env, data));
     exports.Set("Trainer", TrainerWrap::Init(env, data));
     exports.Set("capabilities", Napi::Function::New(env, Capabilities, "capabilities"));
+    exports.Set("textWindows", Napi::Function::New(env, TextWindows, "textWindows"));
     exports.Set("napiVersion", Napi::Number::New(env, NAPI_VERSION));
     return exports;
 }

@@ -14,8 +14,8 @@ namespace {
 
 using json = nlohmann::json;
 
-// Tokenizes each document (BOS first, EOS last) and cuts it into sequences of ctx+1 tokens
-// that overlap by one, so every token after the first is predicted exactly once.
+// Tokenizes each document (BOS first, EOS last) and cuts it into the engine's text windows
+// (hone_text_windows: ctx + 1 tokens overlapping by one).
 void chunk_documents(hone_model * model, const std::vector<std::string> & docs, int ctx, TrainData & out) {
     const int32_t eos = hone_model_token_eos(model);
     for (const std::string & d : docs) {
@@ -24,8 +24,10 @@ void chunk_documents(hone_model * model, const std::vector<std::string> & docs, 
         if (n < 0) { toks.resize(-n); n = hone_model_tokenize(model, d.data(), d.size(), true, toks.data(), (int32_t) toks.size()); }
         toks.resize(n);
         if (eos >= 0) toks.push_back(eos);
-        for (size_t s = 0; s + 1 < toks.size(); s += ctx) {
-            const size_t e = std::min(toks.size(), s + ctx + 1);
+        std::vector<int32_t> starts(hone_text_windows((int32_t) toks.size(), ctx, nullptr, 0));
+        hone_text_windows((int32_t) toks.size(), ctx, starts.data(), (int32_t) starts.size());
+        for (const int32_t s : starts) {
+            const size_t e = std::min(toks.size(), (size_t) s + ctx + 1);
             out.tokens.emplace_back(toks.begin() + s, toks.begin() + e);
             out.masks.emplace_back();
         }

@@ -116,6 +116,12 @@ typedef struct {
     int32_t n_tokens;
 } hone_sequence;
 
+// Plain text is cut into windows of n_ctx + 1 tokens that overlap by one (window k holds tokens
+// [k * n_ctx, min(n_tokens, k * n_ctx + n_ctx + 1))), so every token after the first is a target
+// exactly once and nothing is truncated. Writes up to n_max window starts into `starts` (may be
+// NULL) and returns the number of windows (0 for fewer than 2 tokens).
+int32_t hone_text_windows(int32_t n_tokens, int32_t n_ctx, int32_t * starts, int32_t n_max);
+
 // ---- training ---------------------------------------------------------------------------
 //
 // Loss: the loss of an optimizer step is the sum of per-token cross-entropy (natural log)

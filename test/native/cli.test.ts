@@ -92,6 +92,18 @@ describe('hone CLI', () => {
     assert.equal(s.overLength, 10);
     assert.equal(s.dropped, 10);
     assert.equal(s.sequences, 0);
+    // each one named by file and line, losing all its loss tokens
+    assert.deepEqual(s.affected.map((a: { line: number }) => a.line), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    for (const a of s.affected) assert.ok(a.file === data && a.outcome === 'dropped' && a.lostLossTokens === a.lossTokens && a.lossTokens > 0, JSON.stringify(a));
+    // truncated on the right instead: the loss tokens past the context are what each example loses
+    const right = hone(['data', 'inspect', '--model', model, '--data', data, '--ctx', '160', '--truncate', 'right', '--json']).events[0].tokens;
+    assert.equal(right.affected.length, 10);
+    for (const a of right.affected) assert.ok(a.outcome === 'truncated' && a.lostLossTokens > 0 && a.lostLossTokens < a.lossTokens, JSON.stringify(a));
+    assert.equal(right.lossTokens, right.affected.reduce((n: number, a: { lossTokens: number; lostLossTokens: number }) => n + a.lossTokens - a.lostLossTokens, 0));
+    // a context that holds some examples: only the longer ones are listed
+    const some = hone(['data', 'inspect', '--model', model, '--data', data, '--ctx', '210', '--json']).events[0].tokens;
+    assert.ok(some.affected.length > 0 && some.affected.length < 10, JSON.stringify(some.affected));
+    for (const a of some.affected) assert.ok(a.tokens > 211, JSON.stringify(a));
     const p = res.preview;
     assert.equal(p.source.line, 1);
     const marked = p.lossSpans.map(([b, e]: [number, number]) => p.text.slice(b, e));
