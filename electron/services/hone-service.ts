@@ -53,6 +53,8 @@ export class NodeHoneService implements HoneService {
   private live: LiveRun | null = null;
   /** A start or resume is between its busy check and its run existing. */
   private claiming = false;
+  /** The run a resume in that state is for (delete refuses it meanwhile). */
+  private resuming: string | null = null;
   private disposing: Promise<void> | null = null;
 
   constructor(options: NodeHoneServiceOptions) {
@@ -155,7 +157,7 @@ export class NodeHoneService implements HoneService {
     },
     delete: async (id: string): Promise<void> => {
       validateCall('runs.delete', [id]);
-      if (this.live?.id === id) throw this.busy();
+      if (this.live?.id === id || this.resuming === id) throw this.busy();
       this.registry.remove(id);
     },
     events: async (id: string, since?: number): Promise<RunEventRecord[]> => {
@@ -212,6 +214,7 @@ export class NodeHoneService implements HoneService {
     validateCall('runs.resume', [id]);
     this.checkIdle();
     this.claiming = true;
+    this.resuming = id;
     try {
       const st = this.settled(id);
       if (!RESUMABLE_STATUSES.includes(st.status)) {
@@ -228,6 +231,7 @@ export class NodeHoneService implements HoneService {
       return this.launch({ ...st, error: null, adapter: null }, config, Math.max(0, st.segments - 1), host, checkpoint);
     } finally {
       this.claiming = false;
+      this.resuming = null;
     }
   }
 

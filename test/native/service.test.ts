@@ -247,6 +247,29 @@ describe('the service on the real engine', () => {
     assertIncreasingFromOne(await second.runs.events(id));
   });
 
+  test('dispose stops a live run with a checkpoint and ends the engine host', { timeout: 240_000 }, async (t) => {
+    const model = requireFixture(t, 'stories260K.gguf');
+    if (!model) return;
+    const { dataDir, settings } = setup(model, { steps: 2000, checkpointEvery: 0 });
+    const hosts: EngineHost[] = [];
+    const service = new NodeHoneService({ dataDir, hostFactory: () => (hosts.push(EngineHost.start()), hosts.at(-1)!) });
+    t.after(() => service.dispose());
+    const rec = new Recorder(service);
+    const { id } = await service.runs.start(settings);
+    await rec.until((e) => e.type === 'run' && e.record.event.type === 'step', 'a first step');
+    await service.dispose();
+    await service.dispose(); // safe twice
+    assert.equal(hosts.length, 1);
+    assert.equal(hosts[0].alive, false);
+    assert.equal(rec.events.some((e) => e.type === 'host-exited'), false, 'ending the host on purpose is not a crash');
+    const [run] = await new NodeHoneService({ dataDir }).runs.list();
+    assert.equal(run.id, id);
+    assert.equal(run.status, 'stopped');
+    assert.ok(run.step < 2000);
+    assert.equal(run.resumableStep, run.step, 'the stop wrote a checkpoint (none was due before)');
+    await assert.rejects(service.runs.start(settings), (e: HoneError) => e.code === 'disposed');
+  });
+
   test('delete refuses a live run, then removes the run folder only: the model and the data keep their bytes', { timeout: 240_000 }, async (t) => {
     const model = requireFixture(t, 'stories260K.gguf');
     if (!model) return;
