@@ -15,6 +15,11 @@ export interface ModelInfo {
   gpuPrecision: string;
   nLayer: number;
   nEmbd: number;
+  nFf: number;
+  nHead: number;
+  nHeadKv: number;
+  headDim: number;
+  tiedOutput: boolean;
   nVocab: number;
   nCtxTrain: number;
   nParams: number;

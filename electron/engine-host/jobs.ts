@@ -9,6 +9,7 @@ import { HoneError } from '../common/errors.ts';
 import { checkpointsDir } from '../services/runs/checkpoints.ts';
 import type { HoneAddon, NativeTrainer } from './binding.ts';
 import { createRenderer, renderDataset, scanOrFail } from './render-dataset.ts';
+import { runJson } from './run-json.ts';
 import { adapterParams, trainerParams } from './trainer-params.ts';
 
 export type Emit = (e: EngineEvent) => void;
@@ -107,23 +108,13 @@ export async function trainJob(addon: HoneAddon, p: Requests['train']['payload']
     emit({ type: 'phase', phase: 'save', message: `writing ${join(cfg.out, 'adapter.gguf')}` });
     const adapterPath = join(cfg.out, 'adapter.gguf');
     await adapter.save(adapterPath);
-    const runJson = join(cfg.out, 'run.json');
-    writeJsonAtomic(runJson, {
-      config: cfg,
-      resumedFrom: p.resume,
-      model: model.info(),
-      template: data.template,
-      data: { records: ds.report.records, split: ds.report.split, tokens: data.stats },
-      metrics: {
-        finalLoss: l?.loss ?? null,
-        evalLoss,
-        steps: res.step,
-        tokens: l?.tokens ?? 0,
-        elapsedS: l?.elapsedS ?? 0,
-        tokensPerS: l && l.elapsedS > 0 ? l.tokens / l.elapsedS : 0,
-      },
-    });
-    return { adapter: adapterPath, runJson, stopped: false, step: res.step, lastCheckpoint, finalLoss: l?.loss ?? null };
+    const runJsonPath = join(cfg.out, 'run.json');
+    writeJsonAtomic(runJsonPath, runJson({
+      status: 'completed', config: cfg, resumedFrom: p.resume, model: model.info(), adapter: { path: adapterPath, nParams: adapter.nParams() },
+      report: ds.report, sequences: data.train.length, evalSequences: data.eval.length, tokens: data.stats, template: data.template,
+      last: l, evalLoss, steps: res.step, lastCheckpoint, memory: JSON.parse(trainer.memoryReport()),
+    }));
+    return { adapter: adapterPath, runJson: runJsonPath, stopped: false, step: res.step, lastCheckpoint, finalLoss: l?.loss ?? null };
   } finally {
     control.trainer = null;
     for (const d of disposers) d();

@@ -8,6 +8,7 @@
 #include "json.h"
 #include "stop_signals.h"
 #include "train_config.h"
+#include "run_json.h"
 #include "train_data.h"
 
 #include "hone.h"
@@ -314,25 +315,20 @@ int cmd_train(int argc, char ** argv) {
     const std::string adapter_path = out_dir + "/adapter.gguf";
     if (hone_adapter_save(adapter, adapter_path.c_str(), &err) != HONE_OK) return report_error(json, status_code(err.code), err.message);
 
-    Config run_json_config = run_config;
-    run_json_config["steps"] = ev.last.n_steps ? ev.last.n_steps : cfg["steps"].get<int>();
-    run_json_config["backend"] = info.backend;
-    run_json_config["gpu_precision"] = info.gpu_precision;
-    run_json_config["threads"] = mp.n_threads > 0 ? mp.n_threads : (int) std::thread::hardware_concurrency();
-    run_json_config["beta1"] = tp.beta1;
-    run_json_config["beta2"] = tp.beta2;
-    run_json_config["eps"] = tp.eps;
-    run_json_config["flash_attn"] = false;
-    const std::string run = JsonObject()
-        .str("status", stopped ? "stopped" : "completed")
-        .raw("config", run_json_config.dump())
-        .raw("metrics", JsonObject().num("final_loss", ev.last.loss).integer("steps", hone_trainer_step(trainer)).integer("tokens", ev.last.tokens)
-             .num("final_eval_loss", ev.last_eval.n_sequences ? ev.last_eval.eval_loss : -1.0)
-             .num("elapsed_s", ev.last.elapsed_s).num("tokens_per_s", ev.last.elapsed_s > 0 ? ev.last.tokens / ev.last.elapsed_s : 0)
-             .num("peak_rss_mib", peak_rss_mib()).dump())
-        .str("last_checkpoint", ev.last_checkpoint)
-        .raw("memory", memory_report(trainer).dump())
-        .dump();
+    RunOutcome outcome;
+    outcome.stopped = stopped;
+    outcome.resumed_from = resume;
+    outcome.last_checkpoint = ev.last_checkpoint;
+    outcome.adapter_path = adapter_path;
+    outcome.data_format = data.format;
+    outcome.sequences = (int64_t) data.tokens.size();
+    outcome.eval_sequences = (int64_t) eval.tokens.size();
+    outcome.last = ev.last;
+    outcome.has_eval = ev.last_eval.n_sequences > 0;
+    outcome.eval_loss = ev.last_eval.eval_loss;
+    outcome.steps = hone_trainer_step(trainer);
+    outcome.peak_rss_mib = peak_rss_mib();
+    const std::string run = run_json(cfg, tp, info, hone_adapter_n_params(adapter), memory_report(trainer), outcome);
     if (!write_atomic(out_dir + "/run.json", run + "\n")) return report_error(json, "io_error", out_dir + "/run.json: cannot write");
     char * ops = nullptr;
     if (hone_trainer_op_report(trainer, &ops, &err) != HONE_OK) return report_error(json, status_code(err.code), err.message);

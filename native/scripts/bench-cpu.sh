@@ -24,7 +24,7 @@ bench_hone() { # model label steps
   /usr/bin/time -f '%M' -o "$work/rss" "$bin/hone-train" --model "$1" --data "$work/text.txt" --out "$out" \
     --steps "$3" --ctx $ctx --rank 8 --alpha 16 --lr 1e-4 --threads "$threads" --json > "$work/hone.jsonl" 2>/dev/null
   local rc=$?
-  local tps=$(node -e 'const r=require(process.argv[1]);console.log(r.metrics.tokens_per_s.toFixed(0))' "$out/run.json" 2>/dev/null)
+  local tps=$(node -e 'const r=require(process.argv[1]);console.log(r.metrics.tokensPerS.toFixed(0))' "$out/run.json" 2>/dev/null)
   printf '%-34s %-16s %10s %12s %s\n' "$2" "hone-train LoRA" "${tps:-—}" "$(( $(tail -1 "$work/rss") / 1024 ))" "r=8, q/k/v/o/gate/up/down, exit $rc"
 }
 

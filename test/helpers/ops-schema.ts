@@ -4,8 +4,9 @@
  * element. Returns the problems found, each with its path (empty: valid).
  */
 
-type Schema =
+export type Schema =
   | 'string' | 'integer' | 'number' | 'boolean' | 'null'
+  | 'object' // any JSON object (a part another page documents)
   | { anyOf: Schema[] }
   | { array: Schema }
   | { map: Schema } // an object whose keys are free (backend names) and values of one schema
@@ -87,7 +88,7 @@ function check(v: unknown, s: Schema, path: string, out: string[]): void {
   if (out.length > 20) return; // enough to see what is wrong
   if (typeof s === 'string') {
     const t = typeOf(v);
-    const ok = t === s || (s === 'number' && t === 'integer');
+    const ok = t === s || (s === 'number' && t === 'integer') || (s === 'object' && t === 'object');
     if (!ok) out.push(`${path}: expected ${s}, got ${t}`);
     return;
   }

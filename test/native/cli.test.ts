@@ -40,7 +40,9 @@ describe('hone CLI', () => {
     assert.equal(run.config.steps, 6, 'the flag wins over the config file');
     assert.equal(run.metrics.steps, 6);
     assert.equal(run.template.source, 'fallback');
-    assert.deepEqual(JSON.parse(readFileSync(join(out, 'config.json'), 'utf8')), run.config);
+    const used = JSON.parse(readFileSync(join(out, 'config.json'), 'utf8'));
+    const asRan = { ...used, alpha: used.alpha || 2 * used.rank, ubatch: used.ubatch || used.batch, epochs: 0 };
+    assert.deepEqual(asRan, run.config, 'run.json records the config as it ran (alpha 0: 2 * rank, ubatch 0: batch; steps, not epochs)');
     // A finished run is never overwritten.
     const again = hone(['train', '--model', model, '--data', data, '--out', out, '--json'], dir);
     assert.notEqual(again.code, 0);

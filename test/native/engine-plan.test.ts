@@ -13,6 +13,8 @@ import { OPTION_KINDS } from '../../electron/common/settings-schema.ts';
 import { EngineHost } from '../../electron/services/engine/client.ts';
 import { requireFixture } from '../helpers/fixtures.ts';
 import { honeTrain, repoRoot, run, tempDir } from '../helpers/native.ts';
+import { validate } from '../helpers/ops-schema.ts';
+import { runSchema } from '../helpers/run-schema.ts';
 
 const TEXT = 'Once upon a time, there was a little dog named Max. He loved to run in the park with his red ball. ' +
   'One day Max met a cat under a big tree, and they played until the sun went down.';
@@ -34,7 +36,7 @@ describe('engine capabilities and the training plan', () => {
     assert.equal(caps.defaults.lr, 1e-4);
   });
 
-  test('hone and hone-train resolve the same defaults for the same command', async (t) => {
+  test('hone and hone-train resolve the same defaults and write run.json in one schema', async (t) => {
     const model = requireFixture(t, 'stories260K.gguf');
     if (!model) return;
     const dir = tempDir();
@@ -45,14 +47,20 @@ describe('engine capabilities and the training plan', () => {
     assert.equal(engine.code, 0, engine.stderr);
     const node = run(process.execPath, ['--import', 'tsx', join(repoRoot, 'bin', 'hone.mjs'), 'train', ...common, '--out', join(dir, 'node'), '--json']);
     assert.equal(node.code, 0, node.stderr);
-    const e = JSON.parse(readFileSync(join(dir, 'engine', 'run.json'), 'utf8')).config;
-    const n = JSON.parse(readFileSync(join(dir, 'node', 'config.json'), 'utf8')) as TrainConfig;
-    const snake = (k: string) => k.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase());
-    const shared = ['rank', 'targets', 'lr', 'schedule', 'warmup', 'lrMin', 'weightDecay', 'maxGradNorm', 'batch', 'seed', 'evalSplit',
-      'evalEvery', 'checkpointEvery', 'keepCheckpoints'] as const;
-    for (const k of shared) assert.equal(n[k], e[snake(k)], `${k}: hone ${n[k]}, hone-train ${e[snake(k)]}`);
-    assert.equal(e.alpha, 2 * n.rank);
-    assert.equal(n.alpha || 2 * n.rank, e.alpha);
+    const e = JSON.parse(readFileSync(join(dir, 'engine', 'run.json'), 'utf8'));
+    const n = JSON.parse(readFileSync(join(dir, 'node', 'run.json'), 'utf8'));
+    assert.deepEqual(validate(e, runSchema), [], 'hone-train run.json');
+    assert.deepEqual(validate(n, runSchema), [], 'hone run.json');
+    assert.deepEqual([e.schema, e.writer, n.schema, n.writer], ['hone.run/1', 'hone-train', 'hone.run/1', 'hone']);
+    // every option both record has the same value (paths aside)
+    for (const k of Object.keys(e.config)) {
+      if (k in n.config && !['out'].includes(k)) assert.deepEqual(n.config[k], e.config[k], `${k}: hone ${JSON.stringify(n.config[k])}, hone-train ${JSON.stringify(e.config[k])}`);
+    }
+    assert.equal(e.config.alpha, 2 * e.config.rank);
+    assert.deepEqual(
+      [n.model.arch, n.model.nParams, n.adapter.nParams, n.metrics.steps, n.data.sequences],
+      [e.model.arch, e.model.nParams, e.adapter.nParams, e.metrics.steps, e.data.sequences],
+    );
   });
 
   test('plan: stories260K on the CPU fits, every op on the CPU, the model kept for the next plan', async (t) => {

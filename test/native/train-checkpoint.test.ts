@@ -71,7 +71,7 @@ describe('checkpoints and resume', () => {
     assert.ok(dm <= 1e-6, `AdamW moments differ by ${dm}`);
     const run = JSON.parse(readFileSync(join(out, 'run.json'), 'utf8'));
     assert.equal(run.status, 'completed');
-    assert.equal(run.config.resumed_from, join(ref.dir, 'checkpoints', '3'));
+    assert.equal(run.resumedFrom, join(ref.dir, 'checkpoints', '3'));
   });
 
   test('Ctrl-C finishes the step, writes a checkpoint and exits 0; resuming it gives the same adapter', async (t) => {

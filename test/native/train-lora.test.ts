@@ -40,8 +40,8 @@ function trainAndVerify(model: string, opts: { steps: number; lr: string; ctx?: 
   const runJson = JSON.parse(readFileSync(join(out, 'run.json'), 'utf8'));
   assert.equal(runJson.config.rank, 4);
   assert.equal(runJson.config.steps, opts.steps);
-  assert.equal(runJson.config.gpu_precision, '', 'the CPU has no GPU precision to record');
-  assert.ok(Math.abs(runJson.metrics.final_loss - losses.at(-1)!) < 1e-6);
+  assert.equal(runJson.model.gpuPrecision, '', 'the CPU has no GPU precision to record');
+  assert.ok(Math.abs(runJson.metrics.finalLoss - losses.at(-1)!) < 1e-6);
 
   const check = honeTrain(['check-forward', '--model', model, '--adapter', adapter, '--text', opts.prompt, '--json']);
   assert.equal(check.code, 0, check.stderr);
@@ -86,6 +86,6 @@ describe('LoRA training on a resident GGUF base', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.equal(stepLosses(r).length, 4);
     const run = JSON.parse(readFileSync(join(dir, 'o', 'run.json'), 'utf8'));
-    assert.equal(run.config.data_format, 'jsonl-text');
+    assert.equal(run.data.format, 'jsonl-text');
   });
 });
