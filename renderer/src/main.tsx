@@ -1,0 +1,22 @@
+/** The renderer's entry: one service, one store, wired once, then the window. */
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { App } from './app/App.tsx';
+import { EnvProvider } from './app/context.tsx';
+import type { AppEnv } from './app/env.ts';
+import { startApp } from './app/start.ts';
+import { getServiceLink } from './service/get-service.ts';
+import { createAppStore } from './store/store.ts';
+import './styles/app.css';
+
+const link = getServiceLink();
+const env: AppEnv = { service: link.service, files: link.files, connection: link.connection, store: createAppStore() };
+startApp(env);
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <EnvProvider env={env}>
+      <App />
+    </EnvProvider>
+  </StrictMode>,
+);

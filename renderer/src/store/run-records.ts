@@ -1,0 +1,127 @@
+/**
+ * A run's recorded events folded into columns the chart and the stats read. Pure: the event
+ * batcher and the history replay both go through `foldRecords`, so a reloaded window and a
+ * live one end with the same series. Records at or below `lastSeq` are skipped (a replay and
+ * the live stream overlap).
+ */
+import type { EngineEvent, TokenStats } from '../../../electron/common/engine-api.ts';
+import type { PlainError } from '../../../electron/common/errors.ts';
+import type { RunEventRecord, RunStatus } from '../../../electron/common/runs.ts';
+
+/** Columns, one entry per optimizer step (train) or evaluation (eval), in step order. */
+export interface RunSeries {
+  steps: number[];
+  loss: number[];
+  lr: number[];
+  tokensPerS: number[];
+  elapsedS: number[];
+  tokens: number[];
+  evalSteps: number[];
+  evalLoss: number[];
+}
+
+export interface RunProgress {
+  series: RunSeries;
+  lastSeq: number;
+  nSteps: number | null;
+  phase: { phase: string; message: string } | null;
+  tokens: TokenStats | null;
+  /** The newest status the events recorded (the summary is the authority; this fills gaps). */
+  status: RunStatus | null;
+  error: PlainError | null;
+  lastCheckpointStep: number | null;
+}
+
+export const emptySeries = (): RunSeries => ({ steps: [], loss: [], lr: [], tokensPerS: [], elapsedS: [], tokens: [], evalSteps: [], evalLoss: [] });
+
+export const emptyProgress = (): RunProgress => ({
+  series: emptySeries(),
+  lastSeq: 0,
+  nSteps: null,
+  phase: null,
+  tokens: null,
+  status: null,
+  error: null,
+  lastCheckpointStep: null,
+});
+
+type StepEvent = Extract<EngineEvent, { type: 'step' }>;
+type EvalEvent = Extract<EngineEvent, { type: 'eval' }>;
+
+/** Folds records (any order; sorted here) into a new progress; `prev` is not modified. */
+export function foldRecords(prev: RunProgress, records: readonly RunEventRecord[]): RunProgress {
+  const fresh = records.filter((r) => r.seq > prev.lastSeq).sort((a, b) => a.seq - b.seq);
+  if (fresh.length === 0) return prev;
+  const steps: StepEvent[] = [];
+  const evals: EvalEvent[] = [];
+  const next: RunProgress = { ...prev };
+  for (const r of fresh) {
+    const e = r.event;
+    switch (e.type) {
+      case 'step':
+        steps.push(e);
+        next.nSteps = e.nSteps;
+        break;
+      case 'eval':
+        evals.push(e);
+        break;
+      case 'phase':
+        next.phase = { phase: e.phase, message: e.message };
+        break;
+      case 'tokens':
+        next.tokens = e.stats;
+        break;
+      case 'checkpoint':
+        next.lastCheckpointStep = e.step;
+        break;
+      case 'status':
+        next.status = e.status;
+        next.error = e.error ?? null;
+        break;
+      default:
+        break; // host-exited reaches the UI as a service event with its reason
+    }
+  }
+  next.lastSeq = fresh[fresh.length - 1].seq;
+  if (steps.length || evals.length) next.series = appendSeries(prev.series, steps, evals);
+  return next;
+}
+
+function appendSeries(s: RunSeries, steps: StepEvent[], evals: EvalEvent[]): RunSeries {
+  // a continued run's steps go on from where it stopped; a resumed one may repeat a step it
+  // had recorded before the crash: the newer record wins
+  const lastStep = s.steps.length ? s.steps[s.steps.length - 1] : -Infinity;
+  if (steps.length && steps[0].step <= lastStep) return rebuild(s, steps, evals);
+  return {
+    steps: s.steps.concat(steps.map((e) => e.step)),
+    loss: s.loss.concat(steps.map((e) => e.loss)),
+    lr: s.lr.concat(steps.map((e) => e.lr)),
+    tokensPerS: s.tokensPerS.concat(steps.map((e) => e.tokensPerS)),
+    elapsedS: s.elapsedS.concat(steps.map((e) => e.elapsedS)),
+    tokens: s.tokens.concat(steps.map((e) => e.tokens)),
+    evalSteps: s.evalSteps.concat(evals.map((e) => e.step)),
+    evalLoss: s.evalLoss.concat(evals.map((e) => e.evalLoss)),
+  };
+}
+
+/** The slow path: steps out of order, merged by step number (rare: a resume after a crash). */
+function rebuild(s: RunSeries, steps: StepEvent[], evals: EvalEvent[]): RunSeries {
+  const byStep = new Map<number, [number, number, number, number, number]>();
+  s.steps.forEach((st, i) => byStep.set(st, [s.loss[i], s.lr[i], s.tokensPerS[i], s.elapsedS[i], s.tokens[i]]));
+  for (const e of steps) byStep.set(e.step, [e.loss, e.lr, e.tokensPerS, e.elapsedS, e.tokens]);
+  const order = [...byStep.keys()].sort((a, b) => a - b);
+  const evalBy = new Map<number, number>();
+  s.evalSteps.forEach((st, i) => evalBy.set(st, s.evalLoss[i]));
+  for (const e of evals) evalBy.set(e.step, e.evalLoss);
+  const evalOrder = [...evalBy.keys()].sort((a, b) => a - b);
+  return {
+    steps: order,
+    loss: order.map((k) => byStep.get(k)![0]),
+    lr: order.map((k) => byStep.get(k)![1]),
+    tokensPerS: order.map((k) => byStep.get(k)![2]),
+    elapsedS: order.map((k) => byStep.get(k)![3]),
+    tokens: order.map((k) => byStep.get(k)![4]),
+    evalSteps: evalOrder,
+    evalLoss: evalOrder.map((k) => evalBy.get(k)!),
+  };
+}

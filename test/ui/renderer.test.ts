@@ -1,0 +1,219 @@
+// The renderer end to end: Debian's chromium against `hone serve` with the real service, engine
+// host and engine on the stories260K fixture. A person's path through the app: add a model
+// folder and pick the model, drop a dataset with broken lines, see the plan, train, watch the
+// curve and the ops, stop, reload, find the run, train one to the end and find its adapter on
+// disk. Every view is photographed in light and dark (out/test-ui/) and scanned with axe-core.
+import assert from 'node:assert/strict';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { axeViolations, buildRenderer, launchChromium, repoRoot, startServe, tempTree } from '../helpers/browser.ts';
+import { requireFixture } from '../helpers/fixtures.ts';
+
+const VIEWS = ['models', 'datasets', 'settings', 'train', 'ops', 'runs'] as const;
+const SHOTS = join(repoRoot, 'out', 'test-ui');
+
+async function go(page: Page, view: string): Promise<void> {
+  await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: new RegExp(`^${view}`, 'i') }).click();
+  await page.waitForFunction((v) => document.querySelector('main')?.getAttribute('data-view') === v, view);
+}
+
+/** Drops files on the drop zone the way a browser does: a real DataTransfer holding real Files. */
+async function dropFiles(page: Page, selector: string, files: Array<{ name: string; text: string }>): Promise<void> {
+  await page.evaluate(
+    ({ selector, files }) => {
+      const dt = new DataTransfer();
+      for (const f of files) dt.items.add(new File([f.text], f.name, { type: 'application/octet-stream' }));
+      const zone = document.querySelector(selector)!;
+      for (const type of ['dragenter', 'dragover', 'drop']) zone.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
+    },
+    { selector, files },
+  );
+}
+
+const statValue = (page: Page, label: string) => page.locator('.stat', { has: page.locator('.stat-label', { hasText: new RegExp(`^${label}$`) }) }).locator('.stat-value');
+
+test('a person trains a LoRA in the browser: model, dataset, plan, run, ops, history, adapter', { timeout: 600_000 }, async (t) => {
+  const model = requireFixture(t, 'stories260K.gguf');
+  const chats = requireFixture(t, 'chat_elements_limericks.jsonl');
+  if (!model || !chats) return;
+  const tree = tempTree('hone-ui-');
+  const home = tree.dir('home');
+  const models = tree.dir('models');
+  symlinkSync(model, join(models, 'stories260K.gguf'));
+  const staticDir = tree.dir('renderer');
+  await buildRenderer(staticDir).catch((e) => {
+    tree.remove();
+    throw e;
+  });
+
+  // the real limericks with two broken records after them: one not JSON, one without an assistant turn
+  const good = readFileSync(chats, 'utf8').split('\n').filter((l) => l.trim());
+  const text = [...good, '{"messages": [{"role": "user", "content": "Tell me about Neon"', JSON.stringify({ messages: [{ role: 'user', content: 'Tell me about Argon' }] })].join('\n') + '\n';
+  const badJsonLine = good.length + 1;
+  const noAssistantLine = good.length + 2;
+
+  const serve = await startServe({ dataDir: tree.dir('data'), staticDir, home }).catch((e) => {
+    tree.remove();
+    throw e;
+  });
+  const browser = await launchChromium().catch(async (e) => {
+    await serve.stop();
+    tree.remove();
+    throw e;
+  });
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, colorScheme: 'light' });
+  const pageErrors: string[] = [];
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  page.on('console', (m) => {
+    if (m.type() === 'error') pageErrors.push(m.text());
+  });
+
+  // a failure leaves a picture of the page and the server's output; then everything is closed
+  let failed = true;
+  t.after(async () => {
+    if (failed) {
+      mkdirSync(SHOTS, { recursive: true });
+      await page.screenshot({ path: join(SHOTS, 'failure.png'), fullPage: true }).catch(() => {});
+      console.log(`hone serve output:\n${serve.output()}`);
+    }
+    await browser.close();
+    await serve.stop();
+    tree.remove();
+  });
+
+  await page.goto(serve.url);
+  // the token became a cookie and left the address bar
+  assert.equal(new URL(page.url()).search, '');
+  await page.getByText('Connected').waitFor();
+
+  // ---- Models: an added folder holding the fixture; pick it -------------------------------------
+  await page.getByTestId('model-folder').fill(models);
+  await page.getByRole('button', { name: 'Add folder' }).click();
+  const row = page.getByRole('row', { name: /stories260K\.gguf/ });
+  await row.waitFor();
+  await row.click();
+  const details = page.getByTestId('model-details');
+  await details.getByText('llama', { exact: true }).waitFor();
+  assert.match(await details.innerText(), /trainable/);
+
+  // ---- Datasets: a real drop ------------------------------------------------------------------
+  await go(page, 'datasets');
+  await dropFiles(page, '[data-testid=dataset-drop-zone]', [{ name: 'limericks-broken.jsonl', text }]);
+  const summary = page.getByTestId('dataset-summary');
+  await summary.waitFor({ timeout: 60_000 });
+  assert.equal(await statValue(page, 'Format').innerText(), 'openai-chat');
+  assert.equal(await statValue(page, 'Records').innerText(), String(good.length + 2));
+  assert.equal(await statValue(page, 'Skipped').innerText(), '2');
+  assert.equal(await statValue(page, 'Valid').innerText(), String(good.length));
+  const problems = page.getByRole('table', { name: 'Problems' });
+  await problems.getByRole('row', { name: new RegExp(`limericks-broken\\.jsonl ${badJsonLine}\\b.*bad_json`) }).waitFor();
+  await problems.getByRole('row', { name: new RegExp(`limericks-broken\\.jsonl ${noAssistantLine}\\b.*no_assistant`) }).waitFor();
+  // uploaded into the data folder; the file list names it
+  assert.match(await page.getByTestId('dataset-files').innerText(), /limericks-broken\.jsonl\s+openai-chat/);
+  // the engine refuses data with errors, and Settings says so before a start is tried
+  await go(page, 'settings');
+  await page.getByText(/2 invalid record/).waitFor();
+  assert.equal(await page.getByTestId('start-run').isDisabled(), true);
+  // the broken file goes, the clean one comes
+  await go(page, 'datasets');
+  await page.getByRole('button', { name: 'Remove limericks-broken.jsonl' }).click();
+  await summary.waitFor({ state: 'detached' });
+  await dropFiles(page, '[data-testid=dataset-drop-zone]', [{ name: 'limericks.jsonl', text: good.join('\n') + '\n' }]);
+  await summary.waitFor({ timeout: 60_000 });
+  assert.equal(await statValue(page, 'Skipped').innerText(), '0');
+  // the model's view of the data: rendered through its template
+  const tokens = page.getByTestId('token-stats');
+  await tokens.waitFor({ timeout: 120_000 });
+  assert.equal(await tokens.locator('.stat', { hasText: 'Examples' }).locator('.stat-value').innerText(), String(good.length));
+  await page.getByTestId('preview').locator('mark').first().waitFor();
+
+  // ---- Settings: a short run on a small context; the plan follows ------------------------------
+  await go(page, 'settings');
+  await page.getByRole('radio', { name: 'Steps', exact: true }).click();
+  await page.getByTestId('field-steps').fill('4000');
+  await page.getByTestId('field-ctx').fill('256');
+  await page.getByTestId('field-rank').fill('4');
+  const plan = page.getByTestId('plan');
+  await plan.getByTestId('pool-CPU').waitFor({ timeout: 120_000 });
+  await page.waitForFunction(() => !document.querySelector('[data-testid=plan]')?.getAttribute('aria-busy')?.includes('true'));
+  assert.match(await plan.innerText(), /Op placement[\s\S]*CPU[\s\S]*ops/);
+
+  await page.getByTestId('start-run').click();
+  await page.waitForFunction(() => document.querySelector('main')?.getAttribute('data-view') === 'train', undefined, { timeout: 60_000 });
+  // the chart draws points as steps arrive
+  await page.waitForFunction(() => Number(document.querySelector('[data-testid=loss-chart]')?.getAttribute('data-points') ?? 0) >= 10, undefined, { timeout: 60_000 });
+  const curve = await page.locator('[data-testid=loss-chart] .recharts-line-curve').first().getAttribute('d');
+  assert.ok(curve && (curve.match(/L/g) ?? []).length >= 4, `the loss line has too few segments: ${curve}`);
+  assert.equal(await page.getByTestId('run-status').innerText(), 'running');
+
+  // ---- Ops: the running graph's report fills with the CPU backend ------------------------------
+  await go(page, 'ops');
+  await page.getByRole('radio', { name: 'Run' }).click();
+  const opsTable = page.getByRole('table', { name: 'Ops of the training graph' });
+  await opsTable.getByRole('row', { name: /MUL_MAT\s+CPU/ }).first().waitFor({ timeout: 60_000 });
+  assert.ok((await opsTable.getByRole('row').count()) > 5);
+
+  // ---- stop; reload; the run is in history ------------------------------------------------------
+  await go(page, 'train');
+  await page.getByTestId('stop-run').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid=run-status]')?.textContent === 'stopped', undefined, { timeout: 120_000 });
+  const stoppedAt = Number((await page.getByTestId('stat-step').innerText()).split('/')[0].replace(/\D/g, ''));
+  assert.ok(stoppedAt > 0 && stoppedAt < 4000, `stopped at step ${stoppedAt}`);
+
+  await page.reload();
+  await go(page, 'runs');
+  const runs = page.getByRole('table', { name: 'Runs' });
+  const stoppedRow = runs.getByRole('row', { name: /stories260K.*stopped/ });
+  await stoppedRow.waitFor();
+
+  // ---- a second run trained to the end writes the adapter -----------------------------------------
+  await go(page, 'settings');
+  // settings are page state: after the reload the model and data are chosen again
+  await go(page, 'models');
+  await page.getByRole('row', { name: /stories260K\.gguf/ }).click();
+  await go(page, 'datasets');
+  await dropFiles(page, '[data-testid=dataset-drop-zone]', [{ name: 'limericks.jsonl', text: good.join('\n') + '\n' }]);
+  await page.getByTestId('dataset-summary').waitFor({ timeout: 60_000 });
+  await go(page, 'settings');
+  await page.getByRole('radio', { name: /Quick test/ }).click();
+  await page.getByTestId('field-ctx').fill('256');
+  await page.getByTestId('field-steps').fill('12');
+  await page.getByTestId('start-run').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid=run-status]')?.textContent === 'finished', undefined, { timeout: 300_000 });
+  const adapter = (await page.getByTestId('adapter-path').locator('.path-text').innerText()).trim();
+  assert.ok(existsSync(adapter), `the adapter shown (${adapter}) is not on disk`);
+  const magic = Buffer.alloc(4);
+  const fd = openSync(adapter, 'r');
+  readSync(fd, magic, 0, 4, 0);
+  closeSync(fd);
+  assert.equal(magic.toString('latin1'), 'GGUF');
+
+  // ---- Runs: both, their curves overlaid, what differs, the adapter's path ------------------------
+  await go(page, 'runs');
+  await runs.getByRole('row', { name: /finished/ }).waitFor();
+  for (const cb of await page.getByRole('checkbox', { name: /^Compare / }).all()) await cb.check();
+  const diff = page.getByTestId('config-diff');
+  await diff.waitFor();
+  assert.match(await diff.innerText(), /steps\s+(4000\s+12|12\s+4000)/);
+  await runs.getByRole('row', { name: /finished/ }).getByRole('button').click();
+  assert.equal((await page.getByTestId('run-adapter').locator('.path-text').innerText()).trim(), adapter);
+
+  // ---- every view, light and dark: screenshots and the accessibility scan ------------------------
+  mkdirSync(SHOTS, { recursive: true });
+  const problemsFound: string[] = [];
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const view of VIEWS) {
+      await go(page, view);
+      if (view === 'ops') await page.getByRole('radio', { name: 'Run' }).click();
+      await page.waitForTimeout(400);
+      await page.screenshot({ path: join(SHOTS, `${view}-${scheme}.png`) });
+      for (const v of await axeViolations(page)) problemsFound.push(`${view} (${scheme}): ${v.impact} ${v.id}: ${v.help}: ${v.nodes.map((n) => `${n.target.join(' ')} ${n.html.slice(0, 100)} (${n.failureSummary?.split('\n').slice(-1)[0] ?? ''})`).join('; ')}`);
+    }
+  }
+  assert.deepEqual(problemsFound, [], `accessibility violations:\n${problemsFound.join('\n')}`);
+  assert.deepEqual(pageErrors, [], `errors in the page:\n${pageErrors.join('\n')}`);
+  failed = false;
+});
