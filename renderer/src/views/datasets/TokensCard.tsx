@@ -130,7 +130,7 @@ function TokenDetails({ result, policy, ctx, onPolicy }: { result: InspectResult
       {t.affected.length > 0 && (
         <div className="stack-tight">
           <p className="field-label">Examples the context cuts or drops ({formatCount(t.affected.length)})</p>
-          <VirtualTable rows={t.affected} columns={AFFECTED_COLUMNS} rowKey={(a) => `${a.file}:${a.line}`} label="Examples longer than the context" maxHeight={252} />
+          <VirtualTable rows={t.affected} columns={AFFECTED_COLUMNS} rowKey={(a) => `${a.file}:${a.line}`} label="Examples the context cuts or drops" maxHeight={252} />
         </div>
       )}
       {result.preview && <PreviewBlock preview={result.preview} />}
