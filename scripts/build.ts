@@ -1,7 +1,8 @@
 /**
  * `npm run build [-- --outdir DIR]`: compiles the Node entry points of scripts/build-entries.ts
- * to JavaScript (one bundle each, Node 20, ES modules) so the packaged app needs no tsx. The
- * native addon stays outside the bundles: it is found at run time (engine-host/binding.ts).
+ * to JavaScript (one bundle each, Node 20, ES modules) so the packaged app needs no tsx, then
+ * the renderer (scripts/build-renderer.ts). The native addon stays outside the bundles: it is
+ * found at run time (engine-host/binding.ts).
  */
 import { build as esbuild, type BuildOptions } from 'esbuild';
 import { existsSync } from 'node:fs';
@@ -43,6 +44,10 @@ export async function build(options: { outdir?: string; entries?: BuildEntry[] }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
   const i = process.argv.indexOf('--outdir');
-  const files = await build({ outdir: i > 0 ? process.argv[i + 1] : undefined });
+  const outdir = i > 0 ? process.argv[i + 1] : undefined;
+  const files = await build({ outdir });
   for (const f of files) console.log(`built ${f}`);
+  // the renderer (Vite): out/renderer, or <outdir>/renderer beside the bundles
+  const { buildRenderer } = await import('./build-renderer.ts');
+  console.log(`built ${await buildRenderer(outdir ? join(resolve(outdir), 'renderer') : undefined)}`);
 }

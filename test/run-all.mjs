@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // Runs every test suite and prints one closing line: "N passed, N failed[, N skipped]".
-// unit: no model, parallel. native: the engine through its CLI on real GGUF files, serial.
-// Each suite runs under node's test runner with the TAP reporter, whose totals we add up.
+// unit: no model, parallel. renderer: the views and the store under vitest (JSX, a DOM).
+// native: the engine through its CLI on real GGUF files, serial. ui: chromium end to end.
+// Node's suites run with the TAP reporter, vitest with its JSON report; their totals add up.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -13,18 +15,43 @@ function testFiles(dir) {
   const abs = path.join(root, dir);
   if (!fs.existsSync(abs)) return [];
   return fs.readdirSync(abs, { recursive: true })
-    .filter((f) => f.endsWith('.test.ts') || f.endsWith('.test.mjs'))
+    .filter((f) => /\.test\.(ts|tsx|mjs)$/.test(f))
     .sort()
     .map((f) => path.join(dir, f));
 }
 
 const SUITES = [
   { name: 'unit', dir: 'test/unit', concurrency: [] },
+  { name: 'renderer', dir: 'test/renderer', vitest: 'test/renderer/vitest.config.ts' },
   { name: 'native', dir: 'test/native', concurrency: ['--test-concurrency=1'] },
   { name: 'ui', dir: 'test/ui', concurrency: ['--test-concurrency=1'] },
 ];
 
+// vitest runs the folder itself (its config names the files); the JSON report has the totals
+function runVitest(suite) {
+  return new Promise((resolve) => {
+    const report = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'hone-vitest-')), 'report.json');
+    const vitest = path.join(root, 'node_modules', 'vitest', 'vitest.mjs');
+    const args = [vitest, 'run', '--config', suite.vitest, '--reporter=default', '--reporter=json', `--outputFile.json=${report}`];
+    const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+    child.on('close', (code) => {
+      const totals = { pass: 0, fail: 0, skipped: 0, cancelled: 0 };
+      try {
+        const r = JSON.parse(fs.readFileSync(report, 'utf8'));
+        totals.pass = r.numPassedTests;
+        totals.fail = r.numFailedTests;
+        totals.skipped = r.numPendingTests + r.numTodoTests;
+      } catch {
+        // no report: the runner itself failed, counted below
+      }
+      fs.rmSync(path.dirname(report), { recursive: true, force: true });
+      resolve({ code, totals });
+    });
+  });
+}
+
 function runSuite(suite, files) {
+  if (suite.vitest) return runVitest(suite);
   return new Promise((resolve) => {
     const args = ['--import', 'tsx', '--test', '--test-reporter=tap', ...suite.concurrency, ...files];
     const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -44,13 +71,20 @@ function runSuite(suite, files) {
   });
 }
 
-// The TypeScript typecheck counts as one test: a type error fails the run.
-function typecheck() {
-  return new Promise((resolve) => {
-    const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-    const child = spawn(process.execPath, [tsc, '--noEmit', '-p', 'tsconfig.json'], { cwd: root, stdio: 'inherit' });
-    child.on('close', (code) => resolve(code === 0));
-  });
+// The TypeScript typecheck counts as one test: a type error fails the run. The renderer and its
+// tests have their own projects (DOM and JSX, no Node in the renderer).
+const TS_PROJECTS = ['tsconfig.json', 'renderer/tsconfig.json', 'test/renderer/tsconfig.json'];
+async function typecheck() {
+  const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  let ok = true;
+  for (const project of TS_PROJECTS) {
+    const code = await new Promise((resolve) => {
+      const child = spawn(process.execPath, [tsc, '--noEmit', '-p', project], { cwd: root, stdio: 'inherit' });
+      child.on('close', resolve);
+    });
+    if (code !== 0) ok = false;
+  }
+  return ok;
 }
 
 const only = process.argv.slice(2);

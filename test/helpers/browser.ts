@@ -15,11 +15,7 @@ export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '
 export const CHROMIUM = process.env.HONE_CHROMIUM ?? '/usr/bin/chromium';
 export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
-/** Builds renderer/ with its Vite config into `outDir` (the bundle the test serves). */
-export async function buildRenderer(outDir: string): Promise<void> {
-  const { build } = await import('vite');
-  await build({ configFile: join(repoRoot, 'scripts', 'vite.renderer.config.ts'), logLevel: 'warn', build: { outDir, emptyOutDir: true } });
-}
+export { buildRenderer } from '../../scripts/build-renderer.ts';
 
 export interface ServeProcess {
   url: string;
