@@ -140,7 +140,11 @@ export type EngineEvent =
 
 export interface Requests {
   inspect: { payload: { model: string; data: string[]; config: Partial<TrainConfig> }; result: InspectResult };
-  train: { payload: { config: TrainConfig; resume: string | null }; result: TrainResult };
+  /**
+   * `resume`: a checkpoint of this run, continued bit for bit. `continueFrom`: a checkpoint at a
+   * step boundary whose adapter and optimizer state start a new schedule segment of `config`.
+   */
+  train: { payload: { config: TrainConfig; resume: string | null; continueFrom?: string | null }; result: TrainResult };
   /** Finish the current optimizer step, checkpoint, and end the run. */
   stop: { payload: Record<string, never>; result: { stopping: boolean } };
   /** Stop after the current micro-batch (checkpointing mid-step). */

@@ -93,6 +93,8 @@ export type NativeEvent =
 
 export interface NativeTrainer {
   resume(checkpointDir: string): Promise<number>;
+  /** A new schedule segment from a step-boundary checkpoint (hone_trainer_continue); resolves with the step count. */
+  continueFrom(checkpointDir: string): Promise<number>;
   train(data: { train: Sequence[]; eval?: Sequence[] }, onEvent?: (e: NativeEvent) => void): Promise<{ stopped: boolean; step: number }>;
   /** Finish the current optimizer step, checkpoint, resolve with stopped: true. */
   stop(): void;

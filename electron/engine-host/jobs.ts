@@ -55,7 +55,7 @@ export async function inspectJob(addon: HoneAddon, p: Requests['inspect']['paylo
 
 export async function trainJob(addon: HoneAddon, p: Requests['train']['payload'], emit: Emit, control: RunControl): Promise<TrainResult> {
   const cfg = p.config;
-  if (!p.resume && existsSync(join(cfg.out, 'run.json'))) {
+  if (!p.resume && !p.continueFrom && existsSync(join(cfg.out, 'run.json'))) {
     throw new HoneError('invalid_argument', `${cfg.out} already holds a finished run (run.json); choose another --out or remove it`);
   }
   emit({ type: 'phase', phase: 'scan', message: `reading ${cfg.data.join(', ')}` });
@@ -83,6 +83,7 @@ export async function trainJob(addon: HoneAddon, p: Requests['train']['payload']
     const writeOps = () => writeFileAtomic(join(cfg.out, 'ops.json'), trainer.opReport());
     writeOps();
     if (p.resume) await trainer.resume(p.resume);
+    else if (p.continueFrom) await trainer.continueFrom(p.continueFrom);
     control.trainer = trainer;
     if (control.stopRequested) control.request(control.stopRequested);
 
@@ -110,7 +111,7 @@ export async function trainJob(addon: HoneAddon, p: Requests['train']['payload']
     await adapter.save(adapterPath);
     const runJsonPath = join(cfg.out, 'run.json');
     writeJsonAtomic(runJsonPath, runJson({
-      status: 'completed', config: cfg, resumedFrom: p.resume, model: model.info(), adapter: { path: adapterPath, nParams: adapter.nParams() },
+      status: 'completed', config: cfg, resumedFrom: p.resume ?? p.continueFrom ?? null, model: model.info(), adapter: { path: adapterPath, nParams: adapter.nParams() },
       report: ds.report, sequences: data.train.length, evalSequences: data.eval.length, tokens: data.stats, template: data.template,
       last: l, evalLoss, steps: res.step, lastCheckpoint, memory: JSON.parse(trainer.memoryReport()),
     }));

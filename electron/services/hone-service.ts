@@ -26,7 +26,7 @@ import { RunRegistry } from './runs/registry.ts';
 import { checkInputs, trainConfigFor } from './runs/run-config.ts';
 import { newestFirst } from './runs/run-id.ts';
 import { runsRoot } from './runs/run-folder.ts';
-import { RESUMABLE_STATUSES, summaryOf, type RunStatusFile } from './runs/run-status.ts';
+import { CONTINUABLE_STATUSES, RESUMABLE_STATUSES, summaryOf, type RunStatusFile } from './runs/run-status.ts';
 import { loadSettings, saveSettings, type AppSettings } from './settings-file.ts';
 
 export interface NodeHoneServiceOptions {
@@ -135,11 +135,7 @@ export class NodeHoneService implements HoneService {
     stop: (id: string) => this.halt('runs.stop', id, 'stop'),
     pause: (id: string) => this.halt('runs.pause', id, 'pause'),
     resume: (id: string) => this.resume(id),
-    continue: async (id: string, more: { steps?: number; epochs?: number }): Promise<RunSummary> => {
-      validateCall('runs.continue', [id, more]);
-      this.registry.mustExist(id);
-      throw new HoneError('unsupported', `runs.continue: training run ${id} further as a new schedule segment needs the engine to start a segment on a finished run's adapter and optimizer state, which it cannot do yet; resume a stopped or paused run instead`);
-    },
+    continue: (id: string, more: { steps?: number; epochs?: number }) => this.continueRun(id, more),
     list: async (): Promise<RunSummary[]> => {
       validateCall('runs.list', []);
       return this.registry.ids().map((id) => this.summary(id)).sort(newestFirst);
@@ -228,14 +224,43 @@ export class NodeHoneService implements HoneService {
       const config = this.registry.readConfig(id);
       await checkInputs(config);
       const host = this.hosts.get();
-      return this.launch({ ...st, error: null, adapter: null }, config, Math.max(0, st.segments - 1), host, checkpoint);
+      return this.launch({ ...st, error: null, adapter: null }, config, Math.max(0, st.segments - 1), host, { resume: checkpoint });
     } finally {
       this.claiming = false;
       this.resuming = null;
     }
   }
 
-  private launch(status: RunStatusFile, config: TrainConfig, segment: number, host: EngineHost, resume: string | null): RunSummary {
+  /**
+   * A finished or stopped run trains further: a new schedule segment of `more` steps or epochs
+   * (same data, schedule settings and seed, so the data order starts over) on the adapter and
+   * AdamW state of its newest checkpoint. config.json then holds the new segment's settings.
+   */
+  private async continueRun(id: string, more: { steps?: number; epochs?: number }): Promise<RunSummary> {
+    validateCall('runs.continue', [id, more]);
+    this.checkIdle();
+    this.claiming = true;
+    this.resuming = id;
+    try {
+      const st = this.settled(id);
+      if (!CONTINUABLE_STATUSES.includes(st.status)) {
+        throw new HoneError('invalid_argument', `run ${id} is ${st.status}: only a finished, stopped or paused run continues (an interrupted or failed one resumes first)`);
+      }
+      const checkpoint = this.registry.latestCheckpoint(id);
+      if (!checkpoint) throw new HoneError('invalid_argument', `run ${id} has no checkpoint to continue from (none in ${checkpointsDir(this.registry.folder(id))})`);
+      const before = this.registry.readConfig(id);
+      const config: TrainConfig = more.steps !== undefined ? { ...before, steps: more.steps } : { ...before, steps: 0, epochs: more.epochs! };
+      await checkInputs(config);
+      const host = this.hosts.get();
+      const next = { ...st, error: null, adapter: null, segments: st.segments + 1 };
+      return this.launch(next, config, st.segments, host, { continueFrom: checkpoint });
+    } finally {
+      this.claiming = false;
+      this.resuming = null;
+    }
+  }
+
+  private launch(status: RunStatusFile, config: TrainConfig, segment: number, host: EngineHost, from: Parameters<LiveRun['begin']>[1]): RunSummary {
     const log = EventsLog.open(this.registry.file(status.id, 'events'));
     const run = new LiveRun(
       {
@@ -251,7 +276,7 @@ export class NodeHoneService implements HoneService {
       segment,
     );
     this.live = run;
-    run.begin(host, resume);
+    run.begin(host, from);
     return run.summary();
   }
 

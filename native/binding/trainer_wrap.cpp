@@ -224,20 +224,24 @@ class CreateWorker : public TrainerWorker {
     hone_train_params p;
 };
 
+// Loads a checkpoint on a worker thread: hone_trainer_resume (the same run) or
+// hone_trainer_continue (a new schedule segment). Resolves with the step count.
 class ResumeWorker : public TrainerWorker {
   public:
-    ResumeWorker(Napi::Env env, Napi::Object self, hone_trainer * tr, std::string dir, bool * busy)
-        : TrainerWorker(env, "hone.Trainer.resume"), tr(tr), dir(std::move(dir)), busy(busy) {
+    using Load = hone_status (*)(hone_trainer *, const char *, hone_error *);
+    ResumeWorker(Napi::Env env, Napi::Object self, hone_trainer * tr, std::string dir, bool * busy, Load load, const char * name)
+        : TrainerWorker(env, name), tr(tr), dir(std::move(dir)), busy(busy), load(load) {
         self_ref = Napi::Persistent(self);
         *busy = true;
     }
-    void Execute() override { status = hone_trainer_resume(tr, dir.c_str(), &err); }
+    void Execute() override { status = load(tr, dir.c_str(), &err); }
     void settle(Napi::Env env) override { deferred.Resolve(Napi::Number::New(env, hone_trainer_step(tr))); }
     void after() override { *busy = false; }
     Napi::ObjectReference self_ref;
     hone_trainer * tr;
     std::string dir;
     bool * busy;
+    Load load;
 };
 
 int32_t parse_schedule(Napi::Env env, const std::string & s) {
@@ -253,6 +257,7 @@ Napi::Function TrainerWrap::Init(Napi::Env env, AddonData * data) {
     Napi::Function f = DefineClass(env, "Trainer", {
         StaticMethod<&TrainerWrap::Create>("create"),
         InstanceMethod<&TrainerWrap::Resume>("resume"),
+        InstanceMethod<&TrainerWrap::Continue>("continueFrom"),
         InstanceMethod<&TrainerWrap::Train>("train"),
         InstanceMethod<&TrainerWrap::Stop>("stop"),
         InstanceMethod<&TrainerWrap::Cancel>("cancel"),
@@ -342,7 +347,18 @@ Napi::Value TrainerWrap::Resume(const Napi::CallbackInfo & info) {
     hone_trainer * tr = handle(env);
     HN_THROW_IF(env, busy_, "busy", "the trainer is busy");
     HN_THROW_IF(env, info.Length() < 1 || !info[0].IsString(), "invalid_argument", "trainer.resume(checkpointDir) needs a folder");
-    auto * w = new ResumeWorker(env, Value(), tr, info[0].As<Napi::String>().Utf8Value(), &busy_);
+    auto * w = new ResumeWorker(env, Value(), tr, info[0].As<Napi::String>().Utf8Value(), &busy_, hone_trainer_resume, "hone.Trainer.resume");
+    Napi::Promise p = w->deferred.Promise();
+    w->Queue();
+    return p;
+}
+
+Napi::Value TrainerWrap::Continue(const Napi::CallbackInfo & info) {
+    Napi::Env env = info.Env();
+    hone_trainer * tr = handle(env);
+    HN_THROW_IF(env, busy_, "busy", "the trainer is busy");
+    HN_THROW_IF(env, info.Length() < 1 || !info[0].IsString(), "invalid_argument", "trainer.continueFrom(checkpointDir) needs a folder");
+    auto * w = new ResumeWorker(env, Value(), tr, info[0].As<Napi::String>().Utf8Value(), &busy_, hone_trainer_continue, "hone.Trainer.continueFrom");
     Napi::Promise p = w->deferred.Promise();
     w->Queue();
     return p;

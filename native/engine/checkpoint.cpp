@@ -79,16 +79,17 @@ static json state_json(const hone_trainer & tr) {
     return json{
         { "format", "hone-checkpoint" }, { "version", FORMAT_VERSION },
         { "step", pos.step }, { "micro_batch", pos.micro }, { "n_steps", d.n_steps },
+        { "segment", { { "index", pos.segment }, { "start_step", pos.segment_start } } },
         { "optimizer", { { "type", "adamw" }, { "updates", pos.opt_iter }, { "file", "optimizer.gguf" } } },
         { "schedule", { { "type", lr_schedule_name(p.lr_schedule) }, { "lr", p.lr }, { "warmup_steps", p.warmup_steps },
-                        { "lr_min", p.lr_min }, { "next_lr", pos.step < d.n_steps ? lr_at(p, pos.step + 1, d.n_steps) : 0.0f } } },
-        { "data", { { "seed", p.seed }, { "cursor", pos.step * p.n_batch + (int64_t) pos.micro * p.n_ubatch },
+                        { "lr_min", p.lr_min }, { "next_lr", pos.step < d.n_steps ? lr_at(p, pos.step - pos.segment_start + 1, d.n_steps - pos.segment_start) : 0.0f } } },
+        { "data", { { "seed", p.seed }, { "cursor", (pos.step - pos.segment_start) * p.n_batch + (int64_t) pos.micro * p.n_ubatch },
                     { "n_train", d.n_train }, { "train_fingerprint", hex64(d.train_fp) },
                     { "n_eval", d.n_eval }, { "eval_fingerprint", hex64(d.eval_fp) } } },
         // Training draws no random numbers besides the data order, a pure function of
         // (seed, epoch): the cursor above is the whole RNG state.
         { "rng", { { "data_order", "splitmix64 Fisher-Yates shuffle per epoch" }, { "seed", p.seed },
-                   { "epoch", d.n_train > 0 ? (pos.step * p.n_batch) / d.n_train : 0 } } },
+                   { "epoch", d.n_train > 0 ? ((pos.step - pos.segment_start) * p.n_batch) / d.n_train : 0 } } },
         { "partial_step", { { "micro_batches", pos.micro }, { "loss_sum", pos.loss_sum } } },
         { "tokens", pos.tokens }, { "elapsed_s", pos.elapsed_s },
         { "train_params", params_json(p) },
@@ -221,6 +222,18 @@ static json read_state(const fs::path & dir) {
     return s;
 }
 
+// The adapter params a checkpoint was written with, against the trainer's (tensor shapes).
+static std::string compare_adapter(const json & s, const hone_trainer & tr) {
+    std::string problems;
+    const json & ad = s.at("adapter");
+    char targets[256];
+    hone_format_targets(tr.adapter->params.targets, targets, sizeof(targets));
+    if (ad.at("rank").get<int>() != tr.adapter->params.rank) problems += strfmt("\n  LoRA rank: %d now, %d in the checkpoint", tr.adapter->params.rank, ad.at("rank").get<int>());
+    if (ad.at("alpha").get<float>() != tr.adapter->params.alpha) problems += strfmt("\n  LoRA alpha: %g now, %g in the checkpoint", tr.adapter->params.alpha, ad.at("alpha").get<float>());
+    if (ad.at("targets").get<std::string>() != targets) problems += strfmt("\n  LoRA targets: %s now, %s in the checkpoint", targets, ad.at("targets").get<std::string>().c_str());
+    return problems;
+}
+
 // Mismatches between the checkpoint's train/adapter params and the trainer's.
 static std::string compare_params(const json & s, const hone_trainer & tr) {
     std::string problems;
@@ -231,13 +244,7 @@ static std::string compare_params(const json & s, const hone_trainer & tr) {
         const bool same = a.is_number() && b.is_number() ? (float) a.get<double>() == (float) b.get<double>() : a == b;
         if (!same) problems += strfmt("\n  %s: %s now, %s in the checkpoint", it.key().c_str(), b.dump().c_str(), a.dump().c_str());
     }
-    const json & ad = s.at("adapter");
-    char targets[256];
-    hone_format_targets(tr.adapter->params.targets, targets, sizeof(targets));
-    if (ad.at("rank").get<int>() != tr.adapter->params.rank) problems += strfmt("\n  LoRA rank: %d now, %d in the checkpoint", tr.adapter->params.rank, ad.at("rank").get<int>());
-    if (ad.at("alpha").get<float>() != tr.adapter->params.alpha) problems += strfmt("\n  LoRA alpha: %g now, %g in the checkpoint", tr.adapter->params.alpha, ad.at("alpha").get<float>());
-    if (ad.at("targets").get<std::string>() != targets) problems += strfmt("\n  LoRA targets: %s now, %s in the checkpoint", targets, ad.at("targets").get<std::string>().c_str());
-    return problems;
+    return problems + compare_adapter(s, tr);
 }
 
 // Copies the named F32 tensors of a GGUF file into `dst` (name -> tensor), checking shapes.
@@ -279,6 +286,10 @@ void load_checkpoint(hone_trainer & tr, const std::string & dir_s) {
         pos.loss_sum = s.at("partial_step").at("loss_sum").get<double>();
         pos.tokens = s.at("tokens").get<int64_t>();
         pos.elapsed_s = s.at("elapsed_s").get<double>();
+        if (s.contains("segment")) {
+            pos.segment = s.at("segment").at("index").get<int32_t>();
+            pos.segment_start = s.at("segment").at("start_step").get<int64_t>();
+        }
         const int n_micro = tr.p.n_batch / tr.p.n_ubatch;
         if (pos.step < 0 || pos.micro < 0 || pos.micro >= n_micro) fail(HONE_E_FORMAT, "%s: position step %lld, micro-batch %d is invalid", dir_s.c_str(), (long long) pos.step, pos.micro);
         const json & d = s.at("data");
@@ -301,6 +312,33 @@ void load_checkpoint(hone_trainer & tr, const std::string & dir_s) {
         load_tensors(dir / "optimizer.gguf", opt);
         tr.pos = pos;
         tr.resumed_data = id;
+    } catch (const json::exception & e) {
+        fail(HONE_E_FORMAT, "%s: state.json is missing a field or has a wrong type (%s)", (dir / "state.json").string().c_str(), e.what());
+    }
+}
+
+void continue_from_checkpoint(hone_trainer & tr, const std::string & dir_s) {
+    const fs::path dir(dir_s);
+    const json s = read_state(dir);
+    try {
+        const std::string problems = compare_adapter(s, tr);
+        if (!problems.empty()) fail(HONE_E_INVALID_ARG, "%s: a continued run keeps its adapter's shape:%s", dir_s.c_str(), problems.c_str());
+        if (s.at("micro_batch").get<int32_t>() != 0) {
+            fail(HONE_E_INVALID_ARG, "%s: paused in the middle of a step: resume it to finish the step before continuing", dir_s.c_str());
+        }
+        std::vector<ggml_tensor *> adapter, opt;
+        for (auto & p : tr.adapter->pairs) { adapter.push_back(p.a); adapter.push_back(p.b); }
+        for (const ParamState & ps : tr.params) { opt.push_back(ps.m); opt.push_back(ps.v); }
+        load_tensors(dir / "adapter.gguf", adapter);
+        load_tensors(dir / "optimizer.gguf", opt);
+        RunPosition pos;
+        pos.step = pos.segment_start = s.at("step").get<int64_t>();
+        pos.segment = (s.contains("segment") ? s.at("segment").at("index").get<int32_t>() : 0) + 1;
+        pos.opt_iter = s.at("optimizer").at("updates").get<int64_t>(); // AdamW's bias correction goes on
+        pos.tokens = s.at("tokens").get<int64_t>();
+        pos.elapsed_s = s.at("elapsed_s").get<double>();
+        tr.pos = pos;
+        tr.resumed_data = DataIdentity{}; // a new segment may train on other data
     } catch (const json::exception & e) {
         fail(HONE_E_FORMAT, "%s: state.json is missing a field or has a wrong type (%s)", (dir / "state.json").string().c_str(), e.what());
     }

@@ -21,6 +21,11 @@ std::string save_checkpoint(hone_trainer & tr, const std::string & root);
 // shape and tensors match (every mismatch in one error).
 void load_checkpoint(hone_trainer & tr, const std::string & dir);
 
+// Starts a new schedule segment from a checkpoint at a step boundary: the adapter, the AdamW
+// moments and update count carry over; the step count goes on from the checkpoint's, while the
+// trainer's own params (steps or epochs, schedule, warm-up, data) describe the new segment.
+void continue_from_checkpoint(hone_trainer & tr, const std::string & dir);
+
 // Keeps the newest `keep` checkpoints under root (0: all) and removes stale temporary folders.
 void prune_checkpoints(const std::string & root, int keep);
 

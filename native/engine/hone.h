@@ -229,6 +229,12 @@ hone_status hone_trainer_init(hone_model * model, hone_adapter * adapter, const 
 // checks that it is given the same data. On an error the trainer may hold part of the
 // checkpoint: free it.
 hone_status hone_trainer_resume(hone_trainer * trainer, const char * checkpoint_dir, hone_error * err);
+// Starts a new schedule segment from a checkpoint written at a step boundary (a finished run
+// always leaves one at its last step): the adapter, AdamW's moments and update count carry over;
+// the steps or epochs, schedule, warm-up and data of this trainer's params describe the new
+// segment, whose steps are counted on from the checkpoint's. Unlike hone_trainer_resume, the
+// result is not the same as having planned the longer run from the start.
+hone_status hone_trainer_continue(hone_trainer * trainer, const char * checkpoint_dir, hone_error * err);
 // Trains on `train` (evaluating on `eval`, which may be empty) until n_steps; HONE_E_CANCELLED
 // when stopped through the callbacks (after writing a checkpoint).
 hone_status hone_trainer_train(hone_trainer * trainer, const hone_sequence * train, int32_t n_train,

@@ -329,6 +329,14 @@ hone_status hone_trainer_resume(hone_trainer * tr, const char * dir, hone_error 
     });
 }
 
+hone_status hone_trainer_continue(hone_trainer * tr, const char * dir, hone_error * err) {
+    return guard(err, [&] {
+        HONE_CHECK_ARG(tr && dir, "trainer and checkpoint folder are required");
+        HONE_CHECK_ARG(tr->pos.step == 0 && tr->pos.micro == 0, "continue a checkpoint in a fresh trainer");
+        continue_from_checkpoint(*tr, dir);
+    });
+}
+
 int32_t hone_trainer_step(const hone_trainer * tr) { return tr ? (int32_t) tr->pos.step : 0; }
 
 hone_status hone_trainer_train(hone_trainer * tr, const hone_sequence * seqs, int32_t n_seqs, const hone_sequence * eval_seqs,
@@ -345,9 +353,11 @@ hone_status hone_trainer_train(hone_trainer * tr, const hone_sequence * seqs, in
         if (data.empty() || total_loss_tokens == 0) fail(HONE_E_INVALID_ARG, "the dataset is empty: no token carries loss");
 
         const int n_micro = p.n_batch / p.n_ubatch;
-        const int64_t n_steps = planned_steps(p, n_seqs);
-        HONE_CHECK_ARG(p.warmup_steps < n_steps, "warm-up steps (%d) must be fewer than the steps (%lld: %d epoch(s) of %d sequences in batches of %d)",
-                       p.warmup_steps, (long long) n_steps, p.n_epochs, n_seqs, p.n_batch);
+        // A continued run (hone_trainer_continue) trains a new segment: its own schedule and
+        // data order over its own steps, counted on from the steps before it.
+        const int64_t seg0 = tr->pos.segment_start, n_seg = planned_steps(p, n_seqs), n_steps = seg0 + n_seg;
+        HONE_CHECK_ARG(p.warmup_steps < n_seg, "warm-up steps (%d) must be fewer than the steps (%lld: %d epoch(s) of %d sequences in batches of %d)",
+                       p.warmup_steps, (long long) n_seg, p.n_epochs, n_seqs, p.n_batch);
         DataIdentity here{ true, n_steps, n_seqs, n_eval, fingerprint(data), fingerprint(eval) };
         if (tr->resumed_data.known) check_same_data(tr->resumed_data, here);
         tr->resumed_data = here;
@@ -377,7 +387,7 @@ hone_status hone_trainer_train(hone_trainer * tr, const hone_sequence * seqs, in
             std::vector<const PreparedSeq *> batch(p.n_batch);
             int64_t step_loss_tokens = 0;
             for (int i = 0; i < p.n_batch; i++) {
-                batch[i] = &data[order.at(step * p.n_batch + i)];
+                batch[i] = &data[order.at((step - seg0) * p.n_batch + i)];
                 step_loss_tokens += batch[i]->n_loss;
             }
             // Each micro-batch's loss is scaled so their sum is the mean over the step's loss tokens.
@@ -398,7 +408,7 @@ hone_status hone_trainer_train(hone_trainer * tr, const hone_sequence * seqs, in
             }
             const float norm = gradient_norm(*tr);
             const float clip = clip_factor(norm, p.max_grad_norm);
-            const float lr = lr_at(p, step + 1, n_steps);
+            const float lr = lr_at(p, step - seg0 + 1, n_seg);
             ggml_backend_sched_set_eval_callback(tr->sched, nullptr, nullptr);
             if (step_loss_tokens > 0) optimizer_step(*tr, lr, clip);
             else clear_gradients(*tr);
@@ -429,7 +439,8 @@ hone_status hone_trainer_train(hone_trainer * tr, const hone_sequence * seqs, in
                 if (cb.on_eval) cb.on_eval(&e, cb.user_data);
             }
             if (stopping && !last) stop("stopped");
-            if (p.checkpoint_every > 0 && tr->pos.step % p.checkpoint_every == 0) checkpoint();
+            // the last step always leaves a checkpoint, so a finished run can be continued
+            if ((p.checkpoint_every > 0 && tr->pos.step % p.checkpoint_every == 0) || last) checkpoint();
         }
     });
 }

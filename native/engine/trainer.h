@@ -35,6 +35,8 @@ struct RunPosition {
     int64_t opt_iter = 0;      // AdamW updates applied (steps without loss tokens apply none)
     int64_t tokens = 0;        // tokens processed
     double elapsed_s = 0.0;    // training time before this process
+    int32_t segment = 0;       // schedule segment: 0 for a run trained once, +1 for every continuation
+    int64_t segment_start = 0; // optimizer steps done before this segment; its schedule and data order start here
 };
 
 // The data a checkpoint was trained on, checked when a resumed run starts.

@@ -1,7 +1,8 @@
 /**
  * The service as every front end uses it, on the real engine host and engine with the
  * stories260K fixture: import, plan, a run streamed to the end, one job at a time, stop and
- * resume across a new service instance, a host killed mid-run, delete, a torn events log.
+ * resume across a new service instance, a finished run continued as a new schedule segment, a
+ * host killed mid-run, delete, a torn events log.
  */
 import assert from 'node:assert/strict';
 import { appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -149,7 +150,6 @@ describe('the service on the real engine', () => {
     assert.deepEqual(await service.runs.opReport(started.id), JSON.parse(readFileSync(join(folder, 'ops.json'), 'utf8')));
     assert.deepEqual(await service.runs.list(), [done]);
     await assert.rejects(service.runs.resume(started.id), (e: HoneError) => e.code === 'invalid_argument' && /finished/.test(e.message));
-    await assert.rejects(service.runs.continue(started.id, { steps: 8 }), (e: HoneError) => e.code === 'unsupported');
 
     // a crash mid-write leaves half a line: skipped, and a new service lists the run the same
     appendFileSync(join(folder, 'events.jsonl'), `{"seq":${streamed.length + 1},"at":"2026-`);
@@ -245,6 +245,38 @@ describe('the service on the real engine', () => {
     assert.equal(done.error, null);
     assert.equal(stepsOf(rec2.records(id))[0].step, cut.resumableStep! + 1);
     assertIncreasingFromOne(await second.runs.events(id));
+  });
+
+  test('continue: a finished run trains a new segment on its adapter and optimizer state; a finished run leaves a checkpoint at its last step', { timeout: 240_000 }, async (t) => {
+    const model = requireFixture(t, 'stories260K.gguf');
+    if (!model) return;
+    const { dir, dataDir, settings } = setup(model, { steps: 12, checkpointEvery: 5 });
+    const service = new NodeHoneService({ dataDir, home: dir, env: {} });
+    t.after(() => service.dispose());
+    const rec = new Recorder(service);
+    const first = await service.runs.start(settings);
+    const done = await rec.ended(first.id);
+    assert.equal(done.status, 'finished', JSON.stringify(done.error));
+    assert.equal(done.resumableStep, 12, 'the last step left a checkpoint (12 is no multiple of 5)');
+    await assert.rejects(service.runs.resume(first.id), (e: HoneError) => e.code === 'invalid_argument' && /continue/.test(e.message));
+    await assert.rejects(service.runs.continue(first.id, { steps: 0 }), (e: HoneError) => e.code === 'invalid_argument');
+
+    const more = await service.runs.continue(first.id, { steps: 6 });
+    assert.equal(more.segments, 2);
+    const again = await rec.until((e) => e.type === 'run-status' && e.run.id === first.id && e.run.status === 'finished' && e.run.segments === 2, 'the second segment to finish');
+    const end = (again as Extract<ServiceEvent, { type: 'run-status' }>).run;
+    assert.equal(end.step, 18);
+    assert.equal(end.nSteps, 18);
+    const records = await service.runs.events(first.id);
+    assertIncreasingFromOne(records);
+    const seg0 = stepsOf(records.filter((r) => r.segment === 0)), seg1 = stepsOf(records.filter((r) => r.segment === 1));
+    assert.deepEqual(seg0.map((s) => s.step), Array.from({ length: 12 }, (_, i) => i + 1));
+    assert.deepEqual(seg1.map((s) => s.step), Array.from({ length: 6 }, (_, i) => i + 13), 'steps count on from the first segment');
+    // the adapter carried over: the new segment starts where the first one ended, far below where it began
+    assert.ok(seg1[0].loss < seg0[0].loss - 0.5 * (seg0[0].loss - seg0.at(-1)!.loss), `loss ${seg0[0].loss} -> ${seg0.at(-1)!.loss}, continued at ${seg1[0].loss}`);
+    const run = JSON.parse(readFileSync(join(dataDir, 'runs', first.id, 'run.json'), 'utf8'));
+    assert.equal(run.metrics.steps, 18);
+    assert.match(run.resumedFrom, /checkpoints[\\/]12$/);
   });
 
   test('dispose stops a live run with a checkpoint and ends the engine host', { timeout: 240_000 }, async (t) => {

@@ -46,13 +46,18 @@ export class LiveRun {
     return summaryOf(this.status, this.deps.registry.resumableStep(this.id));
   }
 
-  /** Sends the train request (`resume`: a checkpoint folder) and follows it to its end. */
-  begin(host: EngineHost, resume: string | null): void {
+  /**
+   * Sends the train request and follows it to its end. `from`: a checkpoint to resume bit for
+   * bit, or to continue as a new schedule segment.
+   */
+  begin(host: EngineHost, from: { resume: string } | { continueFrom: string } | null): void {
     this.host = host;
     this.setStatus('starting', null);
     let request: Promise<TrainResult>;
+    const resume = from && 'resume' in from ? from.resume : null;
+    const continueFrom = from && 'continueFrom' in from ? from.continueFrom : null;
     try {
-      request = host.request('train', { config: this.config, resume }, (e) => this.onEvent(e));
+      request = host.request('train', { config: this.config, resume, continueFrom }, (e) => this.onEvent(e));
     } catch (err) {
       request = Promise.reject(err);
     }

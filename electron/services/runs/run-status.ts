@@ -35,6 +35,8 @@ export interface RunStatusFile {
 export const LIVE_STATUSES: readonly RunStatus[] = ['starting', 'running', 'pausing'];
 /** A run in one of these can be resumed from its newest checkpoint. */
 export const RESUMABLE_STATUSES: readonly RunStatus[] = ['paused', 'stopped', 'interrupted', 'failed'];
+/** Statuses a run trains further from as a new schedule segment (runs.continue). */
+export const CONTINUABLE_STATUSES: readonly RunStatus[] = ['finished', 'stopped', 'paused'];
 const ALL_STATUSES: readonly RunStatus[] = [...LIVE_STATUSES, ...RESUMABLE_STATUSES, 'finished'];
 
 export function isLive(status: RunStatus): boolean {
