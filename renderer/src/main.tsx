@@ -10,7 +10,15 @@ import { createAppStore } from './store/store.ts';
 import './styles/app.css';
 
 const link = getServiceLink();
-const env: AppEnv = { service: link.service, files: link.files, connection: link.connection, store: createAppStore() };
+// localStorage can be refused (a locked-down profile): the window then forgets on reload
+const storage = (() => {
+  try {
+    return window.localStorage;
+  } catch {
+    return undefined;
+  }
+})();
+const env: AppEnv = { service: link.service, files: link.files, connection: link.connection, store: createAppStore({ storage }) };
 startApp(env);
 
 createRoot(document.getElementById('root')!).render(

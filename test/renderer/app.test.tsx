@@ -5,7 +5,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { App } from '../../renderer/src/app/App.tsx';
 import { startApp } from '../../renderer/src/app/start.ts';
 import type { ConnectionInfo } from '../../renderer/src/service/web-client.ts';
-import { info, model, modelList, runSummary, stepRecords } from './data.ts';
+import { datasetImport, fileReport, info, model, modelList, node, opsReport, planResult, pool, runSummary, stepRecords } from './data.ts';
+import { ready } from '../../renderer/src/store/loadable.ts';
 import { testEnv } from './fake-service.ts';
 import { renderWith } from './render.tsx';
 
@@ -98,5 +99,39 @@ describe('App', () => {
     await settle();
     expect(env.store.getState().run.id).toBe('elsewhere');
     expect(env.store.getState().run.series.steps).toEqual([1, 2, 3]);
+  });
+
+  it('asks for the plan again once the run that kept the engine busy has ended', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const env = bootEnv();
+      const run = runSummary({ id: 'r1', status: 'running' });
+      env.fake.answer('runs.list', [run]);
+      env.fake.answer('runs.events', []);
+      env.fake.fail('plan', 'busy', 'the engine host is running request 10');
+      env.store.getState().setModelList(ready(modelList([model()])));
+      env.store.getState().selectModel('/models/tiny-llama.gguf');
+      env.store.getState().setDatasetSources(['/data/a.jsonl']);
+      env.fake.answer('datasets.import', datasetImport([fileReport('/data/a.jsonl', { total: 2 })]));
+      stop = startApp(env);
+      await act(() => vi.advanceTimersByTimeAsync(1000));
+      expect(env.store.getState().plan.result.error?.code).toBe('busy');
+      const asked = env.fake.callsOf('plan').length;
+      // the status arrives while the host still saves the adapter: the first ask is busy too
+      let tries = 0;
+      env.fake.answer('plan', () => {
+        if (tries++ === 0) throw Object.assign(new Error('the engine host is running request 10'), { code: 'busy' });
+        return planResult([pool()], opsReport([node(0)]));
+      });
+      env.fake.emit({ type: 'run-status', run: { ...run, status: 'finished' } });
+      await act(() => vi.advanceTimersByTimeAsync(500));
+      expect(env.fake.callsOf('plan').length).toBe(asked + 1);
+      expect(env.store.getState().plan.result.error?.code).toBe('busy');
+      await act(() => vi.advanceTimersByTimeAsync(1000));
+      expect(env.fake.callsOf('plan').length).toBe(asked + 2);
+      expect(env.store.getState().plan.result.status).toBe('ready');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

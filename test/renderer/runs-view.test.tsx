@@ -45,13 +45,13 @@ describe('RunsView', () => {
     await loadRuns(env);
     renderWith(env, <RunsView />);
     const table = screen.getByRole('table', { name: 'Runs' });
-    expect(within(table).getByRole('row', { name: /run A finished 20 \/ 20 1\.2500/ })).toBeTruthy();
+    expect(within(table).getByRole('row', { name: /run A run-a finished 20 \/ 20 1\.2500/ })).toBeTruthy();
     await act(async () => fireEvent.click(screen.getByRole('checkbox', { name: 'Compare run A' })));
     await act(async () => fireEvent.click(screen.getByRole('checkbox', { name: 'Compare run B' })));
     expect(screen.getByTestId('overlay-chart')).toBeTruthy();
     expect(env.store.getState().runs.curves['run-b'].data?.steps).toHaveLength(7);
     const diff = screen.getByTestId('config-diff');
-    expect(within(diff).getAllByRole('row').map((r) => r.textContent)).toEqual(['Settingrun Arun B', 'rank816', 'steps20100']);
+    expect(within(diff).getAllByRole('row').map((r) => r.textContent)).toEqual(['Settingrun-arun-b', 'rank816', 'steps20100']);
   });
 
   it('opens a run: its adapter for llama.cpp and its folder; delete asks first', async () => {

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { PRESETS } from '../../renderer/src/lib/presets.ts';
 import { failed, loading, ready } from '../../renderer/src/store/loadable.ts';
+import { memoryStorage } from '../../renderer/src/store/persisted.ts';
 import { createAppStore } from '../../renderer/src/store/store.ts';
 import { model, modelList, runSummary, stepRecords } from './data.ts';
 
@@ -100,5 +101,34 @@ describe('datasets, plan and ops slices', () => {
     expect(s().datasets).toMatchObject({ sources: ['/d/a.jsonl'], upload: { done: 1, total: 3 } });
     expect(s().plan).toMatchObject({ key: 'key-1', result: { status: 'loading' } });
     expect(s().ops).toMatchObject({ source: 'run', view: { fallbacksOnly: true, grouping: 'op' } });
+  });
+});
+
+describe('what survives a reload', () => {
+  it('brings back the chosen model, the data files, the edits and the chart controls, nothing else', () => {
+    const storage = memoryStorage();
+    const first = createAppStore({ storage });
+    const picked = model({ path: '/srv/typed.gguf' });
+    first.getState().addPickedModel(picked);
+    first.getState().selectModel(picked.id);
+    first.getState().setDatasetSources(['/data/a.jsonl']);
+    first.getState().applyPreset('balanced');
+    first.getState().setChart({ showRaw: false });
+    first.getState().setRunList(ready([runSummary()]));
+    const second = createAppStore({ storage }).getState();
+    expect(second.models).toMatchObject({ selectedId: '/srv/typed.gguf', picked: [picked] });
+    expect(second.datasets.sources).toEqual(['/data/a.jsonl']);
+    expect(second.settings).toMatchObject({ preset: 'balanced', edits: PRESETS.balanced.config });
+    expect(second.run.chart.showRaw).toBe(false);
+    expect(second.runs.list.status).toBe('idle');
+  });
+
+  it('ignores stored values of the wrong shape', () => {
+    const storage = memoryStorage();
+    storage.setItem('hone.renderer', JSON.stringify({ version: 1, state: { models: { selectedId: 5, picked: [{ nope: 1 }] }, datasets: { sources: 'x' }, run: { chart: { smoothing: 'a' } } } }));
+    const s = createAppStore({ storage }).getState();
+    expect(s.models).toMatchObject({ selectedId: null, picked: [] });
+    expect(s.datasets.sources).toEqual([]);
+    expect(s.run.chart).toEqual({ smoothing: 0.8, showRaw: true });
   });
 });

@@ -155,8 +155,14 @@ test('a person trains a LoRA in the browser: model, dataset, plan, run, ops, his
   await opsTable.getByRole('row', { name: /MUL_MAT\s+CPU/ }).first().waitFor({ timeout: 60_000 });
   assert.ok((await opsTable.getByRole('row').count()) > 5);
 
-  // ---- stop; reload; the run is in history ------------------------------------------------------
+  // ---- a reload mid-run brings the run back with its whole curve --------------------------------
   await go(page, 'train');
+  const before = Number(await page.getByTestId('loss-chart').getAttribute('data-points'));
+  await page.reload();
+  await page.waitForFunction((n) => Number(document.querySelector('[data-testid=loss-chart]')?.getAttribute('data-points') ?? 0) >= n, before, { timeout: 60_000 });
+  assert.equal(await page.getByTestId('run-status').innerText(), 'running');
+
+  // ---- stop; reload; the run is in history ------------------------------------------------------
   await page.getByTestId('stop-run').click();
   await page.waitForFunction(() => document.querySelector('[data-testid=run-status]')?.textContent === 'stopped', undefined, { timeout: 120_000 });
   const stoppedAt = Number((await page.getByTestId('stat-step').innerText()).split('/')[0].replace(/\D/g, ''));
@@ -169,14 +175,10 @@ test('a person trains a LoRA in the browser: model, dataset, plan, run, ops, his
   await stoppedRow.waitFor();
 
   // ---- a second run trained to the end writes the adapter -----------------------------------------
+  // the model, the data and the settings came back with the page
   await go(page, 'settings');
-  // settings are page state: after the reload the model and data are chosen again
-  await go(page, 'models');
-  await page.getByRole('row', { name: /stories260K\.gguf/ }).click();
-  await go(page, 'datasets');
-  await dropFiles(page, '[data-testid=dataset-drop-zone]', [{ name: 'limericks.jsonl', text: good.join('\n') + '\n' }]);
-  await page.getByTestId('dataset-summary').waitFor({ timeout: 60_000 });
-  await go(page, 'settings');
+  assert.match(await page.locator('.page-subtitle').innerText(), /Training\s+stories260K\.gguf\s+on limericks\.jsonl/);
+  assert.equal(await page.getByTestId('field-steps').inputValue(), '4000');
   await page.getByRole('radio', { name: /Quick test/ }).click();
   await page.getByTestId('field-ctx').fill('256');
   await page.getByTestId('field-steps').fill('12');

@@ -3,12 +3,12 @@
  * loads, the debounced plan and inspection, and a resync after web mode's socket reconnects.
  * Returns the function that undoes it all (tests; a window never stops).
  */
-import { inspectDataset, selectInspectKey } from '../actions/datasets.ts';
+import { importSources, inspectDataset, selectInspectKey } from '../actions/datasets.ts';
 import { loadModels } from '../actions/models.ts';
 import { planNow, startPlanScheduler } from '../actions/plan.ts';
 import { followRun, loadRunOps } from '../actions/run.ts';
 import { loadRuns } from '../actions/runs.ts';
-import { watchSettled, type Timers } from '../lib/watch.ts';
+import { realTimers, watchSettled, type Timers } from '../lib/watch.ts';
 import { createEventBatcher } from '../store/event-batcher.ts';
 import { failed, loading, ready } from '../store/loadable.ts';
 import { activeRun, isActive } from '../store/selectors.ts';
@@ -45,16 +45,35 @@ export function startApp(env: AppEnv, opts: { timers?: Timers; batchMs?: number 
     // a run started elsewhere (another tab, the command line) is followed when nothing is
     if (!s.run.id && isActive(e.run.status)) void followRun(env, e.run);
     if (s.run.id === e.run.id && ENDED.has(e.run.status)) void loadRunOps(env, e.run.id);
-    // the host was training when the plan or the inspection asked: ask again now it is free
-    if (ENDED.has(e.run.status)) {
-      if (s.plan.result.error?.code === 'busy') void planNow(env);
-      if (s.datasets.inspect.error?.code === 'busy') void inspectDataset(env);
-    }
+    if (ENDED.has(e.run.status)) askAgainWhenFree(0);
   });
+
+  // The host was training when the plan or the inspection asked: ask again once the run ended.
+  // The status can arrive while the host still saves the adapter, so a few tries, a second apart.
+  let retry: unknown = null;
+  const timers = opts.timers ?? realTimers;
+  const askAgainWhenFree = (attempt: number) => {
+    if (retry != null) timers.clearTimeout(retry);
+    retry = timers.setTimeout(async () => {
+      retry = null;
+      const s = env.store.getState();
+      if (activeRun(s.runs.list.data)) return;
+      const asks: Promise<void>[] = [];
+      if (s.plan.result.error?.code === 'busy') asks.push(planNow(env));
+      if (s.datasets.inspect.error?.code === 'busy') asks.push(inspectDataset(env));
+      await Promise.all(asks);
+      const after = env.store.getState();
+      const stillBusy = after.plan.result.error?.code === 'busy' || after.datasets.inspect.error?.code === 'busy';
+      if (stillBusy && attempt < 8) askAgainWhenFree(attempt + 1);
+    }, attempt === 0 ? 200 : 1000);
+  };
 
   void loadInfo(env);
   void loadModels(env);
   void loadRunsAndFollow(env);
+  // data files chosen before a reload are read again (they may have changed since)
+  const { sources, report } = env.store.getState().datasets;
+  if (sources.length && report.status === 'idle') void importSources(env, sources);
 
   const offPlan = startPlanScheduler(env, { timers: opts.timers });
   const offInspect = watchSettled(
@@ -80,6 +99,7 @@ export function startApp(env: AppEnv, opts: { timers?: Timers; batchMs?: number 
   });
 
   return () => {
+    if (retry != null) timers.clearTimeout(retry);
     offEvents();
     batcher.dispose();
     offPlan();

@@ -14,5 +14,5 @@ import type { RunsSlice } from './slices/runs.ts';
 
 export type AppState = ModelsSlice & DatasetsSlice & SettingsSlice & PlanSlice & RunSlice & OpsSlice & RunsSlice;
 
-/** A slice creator of the combined store (whose one middleware is subscribeWithSelector). */
-export type SliceCreator<T> = StateCreator<AppState, [['zustand/subscribeWithSelector', never]], [], T>;
+/** A slice creator of the combined store, inside its middleware (subscribeWithSelector, then persist). */
+export type SliceCreator<T> = StateCreator<AppState, [['zustand/subscribeWithSelector', never], ['zustand/persist', unknown]], [], T>;

@@ -1,10 +1,12 @@
 /**
- * The one store: every slice combined, with the only middleware (subscribeWithSelector, so
- * plain modules such as the plan scheduler can watch one derived value) on the whole.
+ * The one store: every slice combined, with the middleware on the whole only: persist (what
+ * survives a reload, store/persisted.ts) inside subscribeWithSelector (so plain modules such as
+ * the plan scheduler can watch one derived value).
  */
-import { subscribeWithSelector } from 'zustand/middleware';
+import { createJSONStorage, persist, subscribeWithSelector, type StateStorage } from 'zustand/middleware';
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { AppState } from './app-state.ts';
+import { memoryStorage, mergePersisted, PERSIST_KEY, PERSIST_VERSION, persistedPart, type Persisted } from './persisted.ts';
 import { createDatasetsSlice } from './slices/datasets.ts';
 import { createModelsSlice } from './slices/models.ts';
 import { createOpsSlice } from './slices/ops.ts';
@@ -16,17 +18,30 @@ import { createSettingsSlice } from './slices/settings.ts';
 export type AppStore = ReturnType<typeof createAppStore>;
 export type { AppState };
 
-export function createAppStore() {
+/** `storage`: where the persisted part lives (the window passes localStorage); default: memory. */
+export function createAppStore(opts: { storage?: StateStorage } = {}) {
+  const storage = opts.storage ?? memoryStorage();
   return createStore<AppState>()(
-    subscribeWithSelector((...a) => ({
-      ...createModelsSlice(...a),
-      ...createDatasetsSlice(...a),
-      ...createSettingsSlice(...a),
-      ...createPlanSlice(...a),
-      ...createRunSlice(...a),
-      ...createOpsSlice(...a),
-      ...createRunsSlice(...a),
-    })),
+    subscribeWithSelector(
+      persist<AppState, [], [], Persisted>(
+        (...a) => ({
+          ...createModelsSlice(...a),
+          ...createDatasetsSlice(...a),
+          ...createSettingsSlice(...a),
+          ...createPlanSlice(...a),
+          ...createRunSlice(...a),
+          ...createOpsSlice(...a),
+          ...createRunsSlice(...a),
+        }),
+        {
+          name: PERSIST_KEY,
+          version: PERSIST_VERSION,
+          storage: createJSONStorage(() => storage),
+          partialize: persistedPart,
+          merge: mergePersisted,
+        },
+      ),
+    ),
   );
 }
 

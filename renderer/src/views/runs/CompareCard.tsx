@@ -13,7 +13,6 @@ export function CompareCard() {
   const selected = useApp(useShallow((s) => s.runs.selected));
   const curves = useApp((s) => s.runs.curves);
   const details = useApp((s) => s.runs.details);
-  const titles = useApp((s) => s.runs.list.data);
   const smoothing = useApp((s) => s.run.chart.smoothing);
   const lines = useMemo(
     () =>
@@ -21,9 +20,9 @@ export function CompareCard() {
         .filter((id) => curves[id]?.data)
         .map((id) => {
           const c = curves[id].data!;
-          return { id, label: titles?.find((r) => r.id === id)?.title ?? id, points: lttb(c.steps, smoothEma(c.loss, smoothing), 600) };
+          return { id, label: id, points: lttb(c.steps, smoothEma(c.loss, smoothing), 600) };
         }),
-    [selected, curves, titles, smoothing],
+    [selected, curves, smoothing],
   );
   const loadingAny = selected.some((id) => curves[id]?.status === 'loading');
   const errors = selected.map((id) => curves[id]?.error ?? details[id]?.error).filter(Boolean);
@@ -45,8 +44,8 @@ export function CompareCard() {
             <thead>
               <tr>
                 <th scope="col">Setting</th>
-                <th scope="col">{pair![0]!.title}</th>
-                <th scope="col">{pair![1]!.title}</th>
+                <th scope="col" title={pair![0]!.title}>{pair![0]!.id}</th>
+                <th scope="col" title={pair![1]!.title}>{pair![1]!.id}</th>
               </tr>
             </thead>
             <tbody>

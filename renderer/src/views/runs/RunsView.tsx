@@ -38,9 +38,12 @@ export function RunsView() {
       header: 'Run',
       width: 'minmax(240px, 3fr)',
       render: (r) => (
-        <button type="button" className="link-button" onClick={() => setOpenId(r.id)} aria-pressed={openId === r.id}>
-          {r.title}
-        </button>
+        <span className="cell-stack">
+          <button type="button" className="link-button" onClick={() => setOpenId(r.id)} aria-pressed={openId === r.id}>
+            {r.title}
+          </button>
+          <span className="cell-sub mono">{r.id}</span>
+        </span>
       ),
       title: (r) => r.id,
     },
@@ -73,7 +76,7 @@ export function RunsView() {
       )}
       {runs.length > 0 && (
         <Card title={`History (${runs.length})`}>
-          <VirtualTable rows={runs} columns={columns} rowKey={(r) => r.id} label="Runs" maxHeight={320} rowClass={(r) => (r.id === openId ? 'selected' : undefined)} />
+          <VirtualTable rows={runs} columns={columns} rowKey={(r) => r.id} label="Runs" rowHeight={46} maxHeight={320} rowClass={(r) => (r.id === openId ? 'selected' : undefined)} />
         </Card>
       )}
       <div className="grid-runs">
