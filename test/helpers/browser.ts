@@ -3,7 +3,7 @@
  * service, engine host and engine (HOME and the data folder in temp folders, so nothing of
  * the machine's own models or runs is touched), and Debian's chromium driven by playwright-core.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -57,6 +57,24 @@ export function startServe(opts: { dataDir: string; staticDir: string; home: str
       rej(new Error(`hone serve exited with ${code}:\n${out}`));
     });
   });
+}
+
+/** Pids of a process's descendants whose command line matches `pattern` (ps, Linux and macOS). */
+export function descendantsMatching(pid: number, pattern: RegExp): number[] {
+  const table = execFileSync('ps', ['-A', '-o', 'pid=,ppid=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .map((l) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(l))
+    .filter((m): m is RegExpExecArray => m != null)
+    .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), args: m[3] }));
+  const out: number[] = [];
+  const walk = (parent: number) => {
+    for (const p of table.filter((x) => x.ppid === parent)) {
+      if (pattern.test(p.args)) out.push(p.pid);
+      walk(p.pid);
+    }
+  };
+  walk(pid);
+  return out;
 }
 
 export async function launchChromium(): Promise<Browser> {

@@ -36,4 +36,12 @@ describe('foldRecords', () => {
     expect(after.series.loss.slice(4)).toEqual([9, 9, 9, 9]);
     expect(after.series.loss[3]).toBeCloseTo(4 / Math.sqrt(4), 12);
   });
+
+  it('gives one point per step when a crash and a resume are read back in one go', () => {
+    // steps 1..9, the host dies, the run resumes from the checkpoint at 5 and steps 6..12 again
+    const records = [...stepRecords(1, 9), ...stepRecords(6, 12, { seqOffset: 10 })];
+    const p = foldRecords(emptyProgress(), records);
+    expect(p.series.steps).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    expect(p.lastSeq).toBe(22);
+  });
 });

@@ -8,7 +8,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, sym
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { axeViolations, buildRenderer, launchChromium, repoRoot, startServe, tempTree } from '../helpers/browser.ts';
+import { axeViolations, buildRenderer, descendantsMatching, launchChromium, repoRoot, startServe, tempTree } from '../helpers/browser.ts';
 import { requireFixture } from '../helpers/fixtures.ts';
 
 const VIEWS = ['models', 'datasets', 'settings', 'train', 'ops', 'runs'] as const;
@@ -135,6 +135,7 @@ test('a person trains a LoRA in the browser: model, dataset, plan, run, ops, his
   await page.getByTestId('field-steps').fill('4000');
   await page.getByTestId('field-ctx').fill('256');
   await page.getByTestId('field-rank').fill('4');
+  await page.getByLabel('Checkpoint every').fill('5');
   const plan = page.getByTestId('plan');
   await plan.getByTestId('pool-CPU').waitFor({ timeout: 120_000 });
   await page.waitForFunction(() => !document.querySelector('[data-testid=plan]')?.getAttribute('aria-busy')?.includes('true'));
@@ -161,6 +162,23 @@ test('a person trains a LoRA in the browser: model, dataset, plan, run, ops, his
   await page.reload();
   await page.waitForFunction((n) => Number(document.querySelector('[data-testid=loss-chart]')?.getAttribute('data-points') ?? 0) >= n, before, { timeout: 60_000 });
   assert.equal(await page.getByTestId('run-status').innerText(), 'running');
+
+  // ---- the engine host dies mid-run: its reason and "resume from step N", never a spinner ------
+  const hosts = descendantsMatching(serve.child.pid!, /host-main/);
+  assert.equal(hosts.length, 1, `expected one engine host under hone serve, found ${hosts.length}`);
+  process.kill(hosts[0], 'SIGKILL');
+  const crash = page.getByTestId('crash-panel');
+  await crash.waitFor({ timeout: 60_000 });
+  assert.match(await crash.innerText(), /SIGKILL/);
+  assert.equal(await page.locator('.spinner').count(), 0);
+  const resume = crash.getByRole('button', { name: /^Resume from step \d+$/ });
+  await resume.waitFor({ timeout: 30_000 });
+  const resumeStep = Number((await resume.innerText()).replace(/\D/g, ''));
+  assert.ok(resumeStep >= 5 && resumeStep % 5 === 0, `resumable from step ${resumeStep}: checkpoints are every 5 steps`);
+  await resume.click();
+  await crash.waitFor({ state: 'detached', timeout: 60_000 });
+  await page.waitForFunction(() => document.querySelector('[data-testid=run-status]')?.textContent === 'running', undefined, { timeout: 60_000 });
+  await page.waitForFunction((n) => Number(document.querySelector('[data-testid=stat-step]')?.textContent?.split('/')[0].replace(/\D/g, '')) > n, resumeStep, { timeout: 60_000 });
 
   // ---- stop; reload; the run is in history ------------------------------------------------------
   await page.getByTestId('stop-run').click();

@@ -4,6 +4,7 @@
  */
 import type { AppEnv } from '../app/env.ts';
 import { failed, idle, loading, ready } from '../store/loadable.ts';
+import { background } from './engine-queue.ts';
 import { selectRunSettings } from '../store/selectors.ts';
 import type { AppState } from '../store/app-state.ts';
 
@@ -67,7 +68,7 @@ export async function inspectDataset(env: AppEnv): Promise<void> {
   if (!settings || !key) return;
   state.setDatasetInspect(loading(state.datasets.inspect), key);
   try {
-    const result = await env.service.datasets.inspect(settings);
+    const result = await background(() => env.service.datasets.inspect(settings));
     if (selectInspectKey(env.store.getState()) === key) env.store.getState().setDatasetInspect(ready(result), key);
   } catch (e) {
     if (selectInspectKey(env.store.getState()) === key) env.store.getState().setDatasetInspect(failed(e), key);

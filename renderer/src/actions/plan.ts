@@ -5,6 +5,7 @@
 import type { AppEnv } from '../app/env.ts';
 import { realTimers, watchSettled, type Timers } from '../lib/watch.ts';
 import { failed, idle, loading, ready } from '../store/loadable.ts';
+import { background } from './engine-queue.ts';
 import { selectRunSettings, selectRunSettingsKey } from '../store/selectors.ts';
 
 export const PLAN_DEBOUNCE_MS = 350;
@@ -22,7 +23,7 @@ export async function planNow(env: AppEnv): Promise<void> {
   const mine = ++planSeq;
   state.setPlan(loading(state.plan.result), key);
   try {
-    const result = await env.service.plan(settings);
+    const result = await background(() => env.service.plan(settings));
     if (mine === planSeq) env.store.getState().setPlan(ready(result), key);
   } catch (e) {
     if (mine === planSeq) env.store.getState().setPlan(failed(e, env.store.getState().plan.result), key);

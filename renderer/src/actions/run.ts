@@ -6,6 +6,7 @@ import { asOpsReport } from '../../../electron/common/ops-report.ts';
 import type { RunSummary } from '../../../electron/common/runs.ts';
 import type { AppEnv } from '../app/env.ts';
 import { failed, loading, ready } from '../store/loadable.ts';
+import { backgroundSettled } from './engine-queue.ts';
 import { isActive, selectRunSettings } from '../store/selectors.ts';
 
 /** Follows `summary`'s run: its events since the start (or since what we have, when already followed). */
@@ -53,7 +54,10 @@ async function act(env: AppEnv, name: string, fn: () => Promise<RunSummary | voi
 export async function startRun(env: AppEnv): Promise<RunSummary | null> {
   const settings = selectRunSettings(env.store.getState());
   if (!settings) return null;
-  const summary = await act(env, 'start', () => env.service.runs.start(settings));
+  const summary = await act(env, 'start', async () => {
+    await backgroundSettled();
+    return env.service.runs.start(settings);
+  });
   if (summary) {
     env.store.getState().upsertRun(summary);
     await followRun(env, summary);
@@ -66,7 +70,10 @@ export const pauseRun = (env: AppEnv, id: string) => act(env, 'pause', () => env
 
 /** Resumes a paused, stopped or interrupted run, clearing a host crash notice. */
 export async function resumeRun(env: AppEnv, id: string): Promise<RunSummary | null> {
-  const summary = await act(env, 'resume', () => env.service.runs.resume(id));
+  const summary = await act(env, 'resume', async () => {
+    await backgroundSettled();
+    return env.service.runs.resume(id);
+  });
   if (summary) {
     env.store.getState().setHostExit(null);
     await followRun(env, summary);

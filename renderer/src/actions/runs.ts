@@ -2,6 +2,7 @@
 import type { AppEnv } from '../app/env.ts';
 import { failed, loading, ready } from '../store/loadable.ts';
 import { emptyProgress, foldRecords } from '../store/run-records.ts';
+import { backgroundSettled } from './engine-queue.ts';
 import { followRun } from './run.ts';
 
 export async function loadRuns(env: AppEnv): Promise<void> {
@@ -55,6 +56,7 @@ export async function continueRun(env: AppEnv, id: string, more: { steps?: numbe
   const s = env.store.getState();
   s.setRunAction(loading());
   try {
+    await backgroundSettled();
     const summary = await env.service.runs.continue(id, more);
     env.store.getState().upsertRun(summary);
     env.store.getState().setRunAction(ready('continue'));

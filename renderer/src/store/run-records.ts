@@ -90,8 +90,16 @@ export function foldRecords(prev: RunProgress, records: readonly RunEventRecord[
 function appendSeries(s: RunSeries, steps: StepEvent[], evals: EvalEvent[]): RunSeries {
   // a continued run's steps go on from where it stopped; a resumed one may repeat a step it
   // had recorded before the crash: the newer record wins
-  const lastStep = s.steps.length ? s.steps[s.steps.length - 1] : -Infinity;
-  if (steps.length && steps[0].step <= lastStep) return rebuild(s, steps, evals);
+  let last = s.steps.length ? s.steps[s.steps.length - 1] : -Infinity;
+  for (const e of steps) {
+    if (e.step <= last) return rebuild(s, steps, evals);
+    last = e.step;
+  }
+  let lastEval = s.evalSteps.length ? s.evalSteps[s.evalSteps.length - 1] : -Infinity;
+  for (const e of evals) {
+    if (e.step <= lastEval) return rebuild(s, steps, evals);
+    lastEval = e.step;
+  }
   return {
     steps: s.steps.concat(steps.map((e) => e.step)),
     loss: s.loss.concat(steps.map((e) => e.loss)),
