@@ -31,6 +31,9 @@ options (also keys of hone.config.json / hone.config.yaml; precedence: defaults 
   --chat-template T.jinja
 docs/cli.md describes every option and the --json output.`;
 
+const HELD_RETRIES = 3;
+const HELD_RETRY_MS = 2000;
+
 /** Exit codes: 0 done (or stopped with a checkpoint), 1 failed, 2 bad usage or config. */
 function fail(json: boolean, err: unknown): number {
   const p = toPlain(err);
@@ -132,7 +135,18 @@ async function train(argv: string[]): Promise<number> {
     };
     process.on('SIGINT', onSigint);
     try {
-      const res = await host.request('train', { config: cfg, resume }, (e: EngineEvent) => reporter.event(e));
+      // a stop whose checkpoint cannot be written: retry a few times, then end resumable from the last good one
+      let retries = 0;
+      const onHeld = (e: EngineEvent) => {
+        if (e.type !== 'checkpoint-failed' || !e.held) return;
+        const retry = retries++ < HELD_RETRIES;
+        reporter.line(retry ? `retrying the checkpoint in ${HELD_RETRY_MS / 1000} s (${retries} of ${HELD_RETRIES})` : `giving up: the run can resume from ${e.lastGood ?? 'nothing (no checkpoint was written)'}`);
+        setTimeout(() => void host.request(retry ? 'retry-checkpoint' : 'discard', {}).catch(() => {}), retry ? HELD_RETRY_MS : 0);
+      };
+      const res = await host.request('train', { config: cfg, resume }, (e: EngineEvent) => {
+        reporter.event(e);
+        onHeld(e);
+      });
       reporter.endLine();
       if (res.stopped) {
         if (cli.json) process.stdout.write(JSON.stringify({ type: 'stopped', step: res.step, checkpoint: res.lastCheckpoint }) + '\n');

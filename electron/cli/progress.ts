@@ -43,6 +43,10 @@ export class Reporter {
     if (e.type === 'phase') this.err.write(`${e.message}\n`);
     else if (e.type === 'eval') this.err.write(`eval at step ${e.step}: loss ${e.evalLoss.toFixed(4)} over ${e.lossTokens} tokens\n`);
     else if (e.type === 'checkpoint') this.err.write(`checkpoint: ${e.path}\n`);
+    else if (e.type === 'checkpoint-failed') {
+      this.err.write(`warning: checkpoint at step ${e.step} not written: ${e.message}; ` +
+        `${e.held ? 'the run is held in memory' : 'training goes on and the next checkpoint tries again'} (last good: ${e.lastGood ?? 'none'})\n`);
+    }
     else if (e.type === 'tokens') {
       const s = e.stats;
       this.err.write(`${s.examples} examples -> ${s.sequences} sequences, ${s.tokens} tokens (${s.lossTokens} carry loss); ` +

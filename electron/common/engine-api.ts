@@ -135,6 +135,12 @@ export type EngineEvent =
     }
   | { type: 'eval'; step: number; evalLoss: number; lossTokens: number; nSequences: number }
   | { type: 'checkpoint'; path: string; step: number; microBatch: number }
+  /**
+   * A checkpoint could not be written (disk full, permission); nothing is lost: training goes on
+   * and the next checkpoint tries again. `held`: it was the checkpoint of a stop or pause, so
+   * the run waits, its state in memory, for `retry-checkpoint` or `discard`.
+   */
+  | { type: 'checkpoint-failed'; step: number; microBatch: number; code: string; message: string; lastGood: string | null; held: boolean }
   | { type: 'tokens'; stats: TokenStats }
   | { type: 'host-exited'; reason: string; lastCheckpoint: string | null };
 
@@ -149,6 +155,10 @@ export interface Requests {
   stop: { payload: Record<string, never>; result: { stopping: boolean } };
   /** Stop after the current micro-batch (checkpointing mid-step). */
   cancel: { payload: Record<string, never>; result: { stopping: boolean } };
+  /** A run held after its stop could not checkpoint: try writing the checkpoint again. */
+  'retry-checkpoint': { payload: Record<string, never>; result: { retrying: boolean } };
+  /** A run held after its stop could not checkpoint: end it, resumable from its last good checkpoint. */
+  discard: { payload: Record<string, never>; result: { discarding: boolean } };
   /** What this engine build can do (backends, trainable architectures, the engine's defaults). */
   capabilities: { payload: Record<string, never>; result: import('./runs.ts').EngineCapabilities };
   /** Memory per pool and op placement of the graph `config` would train, nothing allocated for compute. */

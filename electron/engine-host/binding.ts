@@ -89,10 +89,13 @@ export interface Sequence {
 export type NativeEvent =
   | { type: 'step'; step: number; nSteps: number; loss: number; lr: number; gradNorm: number; clipScale: number; tokens: number; lossTokens: number; tokensPerS: number; elapsedS: number }
   | { type: 'eval'; step: number; evalLoss: number; lossTokens: number; nSequences: number }
-  | { type: 'checkpoint'; path: string; step: number; microBatch: number };
+  | { type: 'checkpoint'; path: string; step: number; microBatch: number }
+  | { type: 'checkpoint-failed'; step: number; microBatch: number; code: string; message: string };
 
 export interface NativeTrainer {
   resume(checkpointDir: string): Promise<number>;
+  /** Writes a checkpoint of the state now (the retry after one failed); resolves with its folder. */
+  saveCheckpoint(): Promise<string>;
   /** A new schedule segment from a step-boundary checkpoint (hone_trainer_continue); resolves with the step count. */
   continueFrom(checkpointDir: string): Promise<number>;
   train(data: { train: Sequence[]; eval?: Sequence[] }, onEvent?: (e: NativeEvent) => void): Promise<{ stopped: boolean; step: number }>;

@@ -28,6 +28,11 @@ async function handle(msg: RequestMessage) {
     reply({ id: msg.id, ok: true, result: { stopping: busy !== null } });
     return;
   }
+  if (msg.kind === 'retry-checkpoint' || msg.kind === 'discard') {
+    const acted = busy?.control.decide(msg.kind === 'retry-checkpoint' ? 'retry' : 'discard') ?? false;
+    reply({ id: msg.id, ok: true, result: msg.kind === 'retry-checkpoint' ? { retrying: acted } : { discarding: acted } });
+    return;
+  }
   if (msg.kind === 'capabilities') {
     // cheap and read-only: answered while a job runs too
     try {

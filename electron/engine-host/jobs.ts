@@ -5,22 +5,37 @@
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EngineEvent, InspectResult, Requests, TrainConfig, TrainResult } from '../common/engine-api.ts';
-import { HoneError } from '../common/errors.ts';
+import { HoneError, toPlain } from '../common/errors.ts';
 import { checkpointsDir } from '../services/runs/checkpoints.ts';
-import type { HoneAddon, NativeTrainer } from './binding.ts';
+import type { HoneAddon, NativeEvent, NativeTrainer } from './binding.ts';
 import { createRenderer, renderDataset, scanOrFail } from './render-dataset.ts';
 import { runJson } from './run-json.ts';
 import { adapterParams, trainerParams } from './trainer-params.ts';
 
 export type Emit = (e: EngineEvent) => void;
 
-/** What a stop/cancel request acts on: the trainer once it exists, a flag before. */
+/**
+ * What a stop/cancel request acts on: the trainer once it exists, a flag before. A run whose
+ * stop could not write its checkpoint is held: it waits for `decide` (retry or discard).
+ */
 export class RunControl {
   trainer: NativeTrainer | null = null;
   stopRequested: 'stop' | 'cancel' | null = null;
+  private decision: ((d: 'retry' | 'discard') => void) | null = null;
   request(kind: 'stop' | 'cancel') {
     this.stopRequested = kind;
     if (this.trainer) kind === 'stop' ? this.trainer.stop() : this.trainer.cancel();
+  }
+  /** Settles with the next retry-checkpoint or discard request. */
+  awaitDecision(): Promise<'retry' | 'discard'> {
+    return new Promise((resolve) => (this.decision = resolve));
+  }
+  /** A retry-checkpoint or discard request; false when the run is not held. */
+  decide(d: 'retry' | 'discard'): boolean {
+    const f = this.decision;
+    this.decision = null;
+    f?.(d);
+    return f !== null;
   }
 }
 
@@ -90,31 +105,65 @@ export async function trainJob(addon: HoneAddon, p: Requests['train']['payload']
     emit({ type: 'phase', phase: 'train', message: `training ${data.train.length} sequence(s)` });
     let last: { loss: number; step: number; tokens: number; elapsedS: number } | null = null;
     let lastCheckpoint: string | null = null;
+    let failedCheckpoint: Extract<NativeEvent, { type: 'checkpoint-failed' }> | null = null; // since the last good one
     let evalLoss: number | null = null;
     const res = await trainer.train({ train: data.train, eval: data.eval }, (e) => {
       if (e.type === 'step') last = e;
-      if (e.type === 'checkpoint') lastCheckpoint = e.path;
+      if (e.type === 'checkpoint') [lastCheckpoint, failedCheckpoint] = [e.path, null];
+      if (e.type === 'checkpoint-failed') failedCheckpoint = e;
       if (e.type === 'eval') evalLoss = e.evalLoss;
       if (e.type === 'step') {
         const { clipScale: _c, ...rest } = e;
         emit(rest);
-      } else emit(e);
+      } else if (e.type === 'checkpoint-failed') emit({ ...e, lastGood: lastCheckpoint, held: false });
+      else emit(e);
     });
     control.trainer = null;
-    writeOps();
     const l = last as { loss: number; step: number; tokens: number; elapsedS: number } | null;
     if (res.stopped) {
+      // a stop whose checkpoint failed keeps the state in memory until told to retry or discard
+      while (failedCheckpoint) {
+        const f: Extract<NativeEvent, { type: 'checkpoint-failed' }> = failedCheckpoint;
+        emit({ ...f, lastGood: lastCheckpoint, held: true });
+        if ((await control.awaitDecision()) === 'discard') break;
+        try {
+          const path = await trainer.saveCheckpoint();
+          [lastCheckpoint, failedCheckpoint] = [path, null];
+          emit({ type: 'checkpoint', path, step: res.step, microBatch: 0 });
+        } catch (err) {
+          failedCheckpoint = { ...f, code: toPlain(err).code, message: (err as Error).message };
+        }
+      }
+      try {
+        writeOps();
+      } catch {
+        // the report as scheduled (written before training) stays; the run itself lost nothing
+      }
       return { adapter: null, runJson: null, stopped: true, step: res.step, lastCheckpoint, finalLoss: l?.loss ?? null };
     }
+    const resumable = (what: string) => (err: unknown) => {
+      const e = toPlain(err);
+      throw new HoneError(e.code, `${what}: ${e.message}; ${lastCheckpoint ? `the run stays resumable from its last good checkpoint ${lastCheckpoint}` : 'no checkpoint was written either'}`, { lastCheckpoint });
+    };
     emit({ type: 'phase', phase: 'save', message: `writing ${join(cfg.out, 'adapter.gguf')}` });
     const adapterPath = join(cfg.out, 'adapter.gguf');
-    await adapter.save(adapterPath);
+    await adapter.save(adapterPath).catch(resumable('the adapter could not be written'));
+    try {
+      writeOps();
+    } catch (err) {
+      resumable('ops.json could not be written')(err);
+    }
     const runJsonPath = join(cfg.out, 'run.json');
-    writeJsonAtomic(runJsonPath, runJson({
+    const write = () => writeJsonAtomic(runJsonPath, runJson({
       status: 'completed', config: cfg, resumedFrom: p.resume ?? p.continueFrom ?? null, model: model.info(), adapter: { path: adapterPath, nParams: adapter.nParams() },
       report: ds.report, sequences: data.train.length, evalSequences: data.eval.length, tokens: data.stats, template: data.template,
       last: l, evalLoss, steps: res.step, lastCheckpoint, memory: JSON.parse(trainer.memoryReport()),
     }));
+    try {
+      write();
+    } catch (err) {
+      resumable('run.json could not be written')(err);
+    }
     return { adapter: adapterPath, runJson: runJsonPath, stopped: false, step: res.step, lastCheckpoint, finalLoss: l?.loss ?? null };
   } finally {
     control.trainer = null;

@@ -208,6 +208,11 @@ export class NodeHoneService implements HoneService {
 
   private async resume(id: string): Promise<RunSummary> {
     validateCall('runs.resume', [id]);
+    if (this.live?.id === id && this.live.held) {
+      // its stop could not checkpoint: try again (the state is still in the host's memory)
+      await this.live.retry();
+      return this.live.summary();
+    }
     this.checkIdle();
     this.claiming = true;
     this.resuming = id;
@@ -287,7 +292,8 @@ export class NodeHoneService implements HoneService {
       const st = this.settled(id);
       throw new HoneError('invalid_argument', `run ${id} is ${st.status}, not running: there is nothing to ${kind}`);
     }
-    await run.halt(kind);
+    if (run.held) await run.discard(); // give up the held state: it ends resumable from its last good checkpoint
+    else await run.halt(kind);
     return run.summary();
   }
 

@@ -56,11 +56,11 @@ struct Sequences {
 
 // One event crossing from the training thread to JavaScript.
 struct Event {
-    enum Kind { STEP, EVAL, CHECKPOINT } kind;
+    enum Kind { STEP, EVAL, CHECKPOINT, CHECKPOINT_FAILED } kind;
     hone_step_event step{};
     hone_eval_event eval{};
-    int32_t ck_step = 0, ck_micro = 0;
-    std::string path;
+    int32_t ck_step = 0, ck_micro = 0, code = 0;
+    std::string path; // CHECKPOINT_FAILED: the message
 };
 
 Napi::Object event_object(Napi::Env env, const Event & e) {
@@ -84,11 +84,17 @@ Napi::Object event_object(Napi::Env env, const Event & e) {
         o.Set("evalLoss", e.eval.eval_loss);
         o.Set("lossTokens", (double) e.eval.loss_tokens);
         o.Set("nSequences", e.eval.n_sequences);
-    } else {
+    } else if (e.kind == Event::CHECKPOINT) {
         o.Set("type", "checkpoint");
         o.Set("path", e.path);
         o.Set("step", e.ck_step);
         o.Set("microBatch", e.ck_micro);
+    } else {
+        o.Set("type", "checkpoint-failed");
+        o.Set("step", e.ck_step);
+        o.Set("microBatch", e.ck_micro);
+        o.Set("code", status_code(e.code));
+        o.Set("message", e.path);
     }
     return o;
 }
@@ -126,6 +132,14 @@ class TrainJob {
                 ev->path = e->path ? e->path : "";
                 ev->ck_step = e->step;
                 ev->ck_micro = e->micro_batch;
+                static_cast<TrainJob *>(ud)->post(ev);
+            };
+            cb.on_checkpoint_failed = [](const hone_checkpoint_failure * f, void * ud) {
+                auto * ev = new Event{ Event::CHECKPOINT_FAILED };
+                ev->path = f->message ? f->message : "";
+                ev->ck_step = f->step;
+                ev->ck_micro = f->micro_batch;
+                ev->code = f->code;
                 static_cast<TrainJob *>(ud)->post(ev);
             };
             cb.poll = [](void * ud) -> int32_t { return static_cast<TrainJob *>(ud)->tw->control_.load(); };
@@ -244,6 +258,23 @@ class ResumeWorker : public TrainerWorker {
     Load load;
 };
 
+// hone_trainer_save_checkpoint on a worker thread; resolves with the checkpoint's folder.
+class SaveCheckpointWorker : public TrainerWorker {
+  public:
+    SaveCheckpointWorker(Napi::Env env, Napi::Object self, hone_trainer * tr, bool * busy)
+        : TrainerWorker(env, "hone.Trainer.saveCheckpoint"), tr(tr), busy(busy) {
+        self_ref = Napi::Persistent(self);
+        *busy = true;
+    }
+    void Execute() override { status = hone_trainer_save_checkpoint(tr, path, sizeof(path), &err); }
+    void settle(Napi::Env env) override { deferred.Resolve(Napi::String::New(env, path)); }
+    void after() override { *busy = false; }
+    Napi::ObjectReference self_ref;
+    hone_trainer * tr;
+    bool * busy;
+    char path[4096] = {};
+};
+
 int32_t parse_schedule(Napi::Env env, const std::string & s) {
     if (s == "constant") return HONE_LR_CONSTANT;
     if (s == "linear") return HONE_LR_LINEAR;
@@ -258,6 +289,7 @@ Napi::Function TrainerWrap::Init(Napi::Env env, AddonData * data) {
         StaticMethod<&TrainerWrap::Create>("create"),
         InstanceMethod<&TrainerWrap::Resume>("resume"),
         InstanceMethod<&TrainerWrap::Continue>("continueFrom"),
+        InstanceMethod<&TrainerWrap::SaveCheckpoint>("saveCheckpoint"),
         InstanceMethod<&TrainerWrap::Train>("train"),
         InstanceMethod<&TrainerWrap::Stop>("stop"),
         InstanceMethod<&TrainerWrap::Cancel>("cancel"),
@@ -348,6 +380,16 @@ Napi::Value TrainerWrap::Resume(const Napi::CallbackInfo & info) {
     HN_THROW_IF(env, busy_, "busy", "the trainer is busy");
     HN_THROW_IF(env, info.Length() < 1 || !info[0].IsString(), "invalid_argument", "trainer.resume(checkpointDir) needs a folder");
     auto * w = new ResumeWorker(env, Value(), tr, info[0].As<Napi::String>().Utf8Value(), &busy_, hone_trainer_resume, "hone.Trainer.resume");
+    Napi::Promise p = w->deferred.Promise();
+    w->Queue();
+    return p;
+}
+
+Napi::Value TrainerWrap::SaveCheckpoint(const Napi::CallbackInfo & info) {
+    Napi::Env env = info.Env();
+    hone_trainer * tr = handle(env);
+    HN_THROW_IF(env, busy_, "busy", "the trainer is busy");
+    auto * w = new SaveCheckpointWorker(env, Value(), tr, &busy_);
     Napi::Promise p = w->deferred.Promise();
     w->Queue();
     return p;

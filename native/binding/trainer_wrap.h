@@ -28,6 +28,7 @@ class TrainerWrap : public Napi::ObjectWrap<TrainerWrap> {
     static Napi::Value Create(const Napi::CallbackInfo & info);
     Napi::Value Resume(const Napi::CallbackInfo & info);
     Napi::Value Continue(const Napi::CallbackInfo & info);
+    Napi::Value SaveCheckpoint(const Napi::CallbackInfo & info);
     Napi::Value Train(const Napi::CallbackInfo & info);
     Napi::Value Stop(const Napi::CallbackInfo & info);
     Napi::Value Cancel(const Napi::CallbackInfo & info);

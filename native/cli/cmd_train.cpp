@@ -50,6 +50,7 @@ struct Events {
     hone_step_event last{};
     hone_eval_event last_eval{};
     std::string last_checkpoint;
+    int failed_checkpoints = 0;
     bool told_stop = false;
 };
 
@@ -90,6 +91,19 @@ void on_checkpoint(const hone_checkpoint_event * e, void * ud) {
         emit(JsonObject().str("type", "checkpoint").integer("step", e->step).integer("micro_batch", e->micro_batch).str("path", e->path));
     } else {
         fprintf(stderr, "checkpoint %s\n", e->path);
+    }
+}
+
+// The run goes on with its state in memory; the next checkpoint tries again.
+void on_checkpoint_failed(const hone_checkpoint_failure * f, void * ud) {
+    auto * ev = static_cast<Events *>(ud);
+    ev->failed_checkpoints++;
+    if (ev->json) {
+        emit(JsonObject().str("type", "checkpoint_failed").integer("step", f->step).integer("micro_batch", f->micro_batch)
+            .str("code", status_code(f->code)).str("message", f->message).str("last_good", ev->last_checkpoint));
+    } else {
+        fprintf(stderr, "warning: checkpoint at step %d not written: %s; training goes on and the next checkpoint tries again (last good: %s)\n",
+                f->step, f->message, ev->last_checkpoint.empty() ? "none" : ev->last_checkpoint.c_str());
     }
 }
 
@@ -303,17 +317,22 @@ int cmd_train(int argc, char ** argv) {
     Events ev{ json };
     install_stop_signals();
     const std::vector<hone_sequence> train_seqs = data.view(), eval_seqs = eval.view();
-    const hone_train_callbacks cbs = { on_step, on_eval, on_checkpoint, poll, &ev };
+    const hone_train_callbacks cbs = { on_step, on_eval, on_checkpoint, poll, &ev, on_checkpoint_failed };
     const hone_status st = hone_trainer_train(trainer, train_seqs.data(), (int32_t) train_seqs.size(), eval_seqs.data(),
                                               (int32_t) eval_seqs.size(), &cbs, &err);
     if (st != HONE_OK && st != HONE_E_CANCELLED) return report_error(json, status_code(err.code), err.message);
     const bool stopped = st == HONE_E_CANCELLED;
 
+    // What cannot be written at the end (a full disk) leaves the run resumable from the last
+    // checkpoint that was: say where.
+    const std::string resumable = ev.last_checkpoint.empty()
+        ? "; no checkpoint was written either, so nothing of this run is on disk"
+        : "; the run stays resumable from its last good checkpoint: hone-train --resume " + ev.last_checkpoint;
     std::error_code ec;
     fs::create_directories(out_dir, ec);
-    if (ec) return report_error(json, "io_error", out_dir + ": cannot create the output folder: " + ec.message());
+    if (ec) return report_error(json, "io_error", out_dir + ": cannot create the output folder: " + ec.message() + resumable);
     const std::string adapter_path = out_dir + "/adapter.gguf";
-    if (hone_adapter_save(adapter, adapter_path.c_str(), &err) != HONE_OK) return report_error(json, status_code(err.code), err.message);
+    if (hone_adapter_save(adapter, adapter_path.c_str(), &err) != HONE_OK) return report_error(json, status_code(err.code), err.message + resumable);
 
     RunOutcome outcome;
     outcome.stopped = stopped;
@@ -329,12 +348,12 @@ int cmd_train(int argc, char ** argv) {
     outcome.steps = hone_trainer_step(trainer);
     outcome.peak_rss_mib = peak_rss_mib();
     const std::string run = run_json(cfg, tp, info, hone_adapter_n_params(adapter), memory_report(trainer), outcome);
-    if (!write_atomic(out_dir + "/run.json", run + "\n")) return report_error(json, "io_error", out_dir + "/run.json: cannot write");
+    if (!write_atomic(out_dir + "/run.json", run + "\n")) return report_error(json, "io_error", out_dir + "/run.json: cannot write (disk full?)" + resumable);
     char * ops = nullptr;
     if (hone_trainer_op_report(trainer, &ops, &err) != HONE_OK) return report_error(json, status_code(err.code), err.message);
     const bool ops_ok = write_atomic(out_dir + "/ops.json", std::string(ops) + "\n");
     hone_string_free(ops);
-    if (!ops_ok) return report_error(json, "io_error", out_dir + "/ops.json: cannot write");
+    if (!ops_ok) return report_error(json, "io_error", out_dir + "/ops.json: cannot write (disk full?)" + resumable);
     if (json) {
         if (stopped) emit(JsonObject().str("type", "stopped").integer("step", hone_trainer_step(trainer)).str("checkpoint", ev.last_checkpoint).str("message", err.message));
         emit(JsonObject().str("type", "done").str("adapter", adapter_path).num("final_loss", ev.last.loss).boolean("stopped", stopped));

@@ -142,13 +142,18 @@ std::string save_checkpoint(hone_trainer & tr, const std::string & root_s) {
     fs::remove_all(tmp, ec);
     if (!fs::create_directory(tmp, ec)) fail(HONE_E_IO, "%s: cannot create: %s", tmp.string().c_str(), ec ? ec.message().c_str() : "it exists");
 
-    hone_error err{};
-    const std::string adapter = (tmp / "adapter.gguf").string();
-    if (hone_adapter_save(tr.adapter, adapter.c_str(), &err) != HONE_OK) fail((hone_status) err.code, "%s", err.message);
-    write_optimizer(tr, tmp / "optimizer.gguf");
-    write_text(tmp / "state.json", state_json(tr).dump(2) + "\n");
-    for (const char * f : { "adapter.gguf", "optimizer.gguf", "state.json" }) sync_path(tmp / f);
-    sync_path(tmp);
+    try {
+        hone_error err{};
+        const std::string adapter = (tmp / "adapter.gguf").string();
+        if (hone_adapter_save(tr.adapter, adapter.c_str(), &err) != HONE_OK) fail((hone_status) err.code, "%s", err.message);
+        write_optimizer(tr, tmp / "optimizer.gguf");
+        write_text(tmp / "state.json", state_json(tr).dump(2) + "\n");
+        for (const char * f : { "adapter.gguf", "optimizer.gguf", "state.json" }) sync_path(tmp / f);
+        sync_path(tmp);
+    } catch (...) {
+        fs::remove_all(tmp, ec); // a full disk leaves no partial checkpoint behind
+        throw;
+    }
 
     // Replacing an existing checkpoint of the same position (a resumed run passing it again):
     // move the old one aside first, since a folder cannot be renamed over a non-empty one.

@@ -202,6 +202,15 @@ typedef struct {
     int32_t micro_batch;   // micro-batches of step + 1 already accumulated (0: at a step boundary)
 } hone_checkpoint_event;
 
+// A checkpoint that could not be written (disk full, permission): training goes on with its
+// state in memory, the partial folder is removed, and the next checkpoint tries again.
+typedef struct {
+    int32_t step;          // optimizer steps done
+    int32_t micro_batch;   // as hone_checkpoint_event
+    int32_t code;          // hone_status (HONE_E_IO for a full disk)
+    const char * message;  // names the file and the cause
+} hone_checkpoint_failure;
+
 // What the trainer should do next; polled after every micro-batch.
 typedef enum {
     HONE_TRAIN_CONTINUE = 0,
@@ -218,6 +227,7 @@ typedef struct {
     void (*on_checkpoint)(const hone_checkpoint_event * event, void * user_data); // after every checkpoint
     int32_t (*poll)(void * user_data);                                        // a hone_train_control
     void * user_data;
+    void (*on_checkpoint_failed)(const hone_checkpoint_failure * failure, void * user_data); // NULL: not told
 } hone_train_callbacks;
 
 hone_status hone_trainer_init(hone_model * model, hone_adapter * adapter, const hone_train_params * params,
@@ -240,6 +250,9 @@ hone_status hone_trainer_continue(hone_trainer * trainer, const char * checkpoin
 hone_status hone_trainer_train(hone_trainer * trainer, const hone_sequence * train, int32_t n_train,
                                const hone_sequence * eval, int32_t n_eval, const hone_train_callbacks * callbacks,
                                hone_error * err);
+// Writes a checkpoint of the trainer's state now (not while it trains): the retry after a
+// checkpoint failed, e.g. when a stop could not write one. Copies its folder into `path`.
+hone_status hone_trainer_save_checkpoint(hone_trainer * trainer, char * path, size_t path_size, hone_error * err);
 // Optimizer steps done (after a resume: the checkpoint's).
 int32_t     hone_trainer_step(const hone_trainer * trainer);
 void        hone_trainer_free(hone_trainer * trainer);

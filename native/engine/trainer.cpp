@@ -337,6 +337,17 @@ hone_status hone_trainer_continue(hone_trainer * tr, const char * dir, hone_erro
     });
 }
 
+hone_status hone_trainer_save_checkpoint(hone_trainer * tr, char * path, size_t path_size, hone_error * err) {
+    return guard(err, [&] {
+        HONE_CHECK_ARG(tr, "trainer is required");
+        HONE_CHECK_ARG(!tr->checkpoint_dir.empty(), "this trainer has no checkpoint folder");
+        HONE_CHECK_ARG(tr->resumed_data.known, "nothing to checkpoint: the trainer has not trained");
+        const std::string dir = save_checkpoint(*tr, tr->checkpoint_dir);
+        prune_checkpoints(tr->checkpoint_dir, tr->p.keep_checkpoints);
+        if (path && path_size) snprintf(path, path_size, "%s", dir.c_str());
+    });
+}
+
 int32_t hone_trainer_step(const hone_trainer * tr) { return tr ? (int32_t) tr->pos.step : 0; }
 
 hone_status hone_trainer_train(hone_trainer * tr, const hone_sequence * seqs, int32_t n_seqs, const hone_sequence * eval_seqs,
@@ -366,18 +377,30 @@ hone_status hone_trainer_train(hone_trainer * tr, const hone_sequence * seqs, in
         const auto t0 = std::chrono::steady_clock::now();
         const double elapsed0 = tr->pos.elapsed_s;
         auto elapsed = [&] { return elapsed0 + std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+        // A checkpoint that cannot be written loses nothing: the state stays in memory, the
+        // caller is told, and training goes on (the next checkpoint tries again).
+        std::string checkpoint_error;
         auto checkpoint = [&] {
             if (tr->checkpoint_dir.empty()) return;
             tr->pos.elapsed_s = elapsed();
-            const std::string path = save_checkpoint(*tr, tr->checkpoint_dir);
-            prune_checkpoints(tr->checkpoint_dir, p.keep_checkpoints);
-            hone_checkpoint_event ev{ path.c_str(), (int32_t) tr->pos.step, tr->pos.micro };
-            if (cb.on_checkpoint) cb.on_checkpoint(&ev, cb.user_data);
+            try {
+                const std::string path = save_checkpoint(*tr, tr->checkpoint_dir);
+                prune_checkpoints(tr->checkpoint_dir, p.keep_checkpoints);
+                checkpoint_error.clear();
+                hone_checkpoint_event ev{ path.c_str(), (int32_t) tr->pos.step, tr->pos.micro };
+                if (cb.on_checkpoint) cb.on_checkpoint(&ev, cb.user_data);
+            } catch (const std::exception & e) {
+                const HoneError * he = dynamic_cast<const HoneError *>(&e);
+                checkpoint_error = e.what();
+                hone_checkpoint_failure f{ (int32_t) tr->pos.step, tr->pos.micro, (int32_t) (he ? he->code() : HONE_E_IO), checkpoint_error.c_str() };
+                if (cb.on_checkpoint_failed) cb.on_checkpoint_failed(&f, cb.user_data);
+            }
         };
         auto stop = [&](const char * how) {
             checkpoint();
-            fail(HONE_E_CANCELLED, "training %s after step %lld%s", how, (long long) tr->pos.step,
-                 tr->pos.micro ? strfmt(" and %d of %d micro-batches of the next", tr->pos.micro, n_micro).c_str() : "");
+            fail(HONE_E_CANCELLED, "training %s after step %lld%s%s", how, (long long) tr->pos.step,
+                 tr->pos.micro ? strfmt(" and %d of %d micro-batches of the next", tr->pos.micro, n_micro).c_str() : "",
+                 checkpoint_error.empty() ? "" : strfmt("; no checkpoint could be written (%s): the state is kept in memory", checkpoint_error.c_str()).c_str());
         };
 
         bool stopping = false;

@@ -26,6 +26,8 @@ export class LiveRun {
   /** The first failure to write the run's files; shown as the run's error, training goes on. */
   private writeError: PlainError | null = null;
   tokens: TokenStats | null = null;
+  /** Its stop could not write a checkpoint: the host holds the state until retry() or discard(). */
+  held = false;
   /** Settles when the train request has ended and the final status is written. */
   done: Promise<void> = Promise.resolve();
 
@@ -79,8 +81,29 @@ export class LiveRun {
     await this.host.request('stop', {}).catch(() => {});
   }
 
+  /** A held run: the host tries the checkpoint again (it stays pausing until it is written). */
+  async retry(): Promise<void> {
+    if (!this.held || !this.host) return;
+    this.held = false;
+    await this.host.request('retry-checkpoint', {});
+  }
+
+  /** A held run: end it, resumable from its last good checkpoint. */
+  async discard(): Promise<void> {
+    if (!this.held || !this.host) return;
+    this.held = false;
+    await this.host.request('discard', {});
+  }
+
   private onEvent(e: EngineEvent): void {
     if (e.type === 'step' && this.status.status === 'starting') this.setStatus('running', null);
+    if (e.type === 'checkpoint-failed') {
+      // shown on the run (training goes on, or, held, waits for a retry); cleared by the next good checkpoint
+      this.held = e.held;
+      this.status = { ...this.status, error: { code: 'io_error', message: `checkpoint at step ${e.step} not written: ${e.message}`, detail: { lastGood: e.lastGood, held: e.held } } };
+      this.deps.emit({ type: 'run-status', run: this.summary() });
+    }
+    if (e.type === 'checkpoint' && this.status.error?.message.startsWith('checkpoint at step')) this.status = { ...this.status, error: null };
     if (e.type === 'tokens') this.tokens = e.stats;
     this.status = withEvent(this.status, e);
     const record = this.write(() => this.log.append(this.segment, e));
