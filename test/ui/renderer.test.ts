@@ -140,11 +140,20 @@ test('a person trains a LoRA in the browser: model, dataset, plan, run, ops, his
   await plan.getByTestId('pool-CPU').waitFor({ timeout: 120_000 });
   await page.waitForFunction(() => !document.querySelector('[data-testid=plan]')?.getAttribute('aria-busy')?.includes('true'));
   assert.match(await plan.innerText(), /Op placement[\s\S]*CPU[\s\S]*ops/);
+  // the plan's op report, before anything trains
+  await go(page, 'ops');
+  await page.getByRole('table', { name: 'Ops of the training graph' }).getByRole('row', { name: /MUL_MAT\s+CPU/ }).first().waitFor();
+  assert.match(await page.getByText(/^Placement \(planned\)$/).innerText(), /planned/);
+  mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: join(SHOTS, 'ops-plan-light.png') });
+  await go(page, 'settings');
 
   await page.getByTestId('start-run').click();
   await page.waitForFunction(() => document.querySelector('main')?.getAttribute('data-view') === 'train', undefined, { timeout: 60_000 });
   // the chart draws points as steps arrive
   await page.waitForFunction(() => Number(document.querySelector('[data-testid=loss-chart]')?.getAttribute('data-points') ?? 0) >= 10, undefined, { timeout: 60_000 });
+  mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: join(SHOTS, 'train-running-light.png') });
   const curve = await page.locator('[data-testid=loss-chart] .recharts-line-curve').first().getAttribute('d');
   assert.ok(curve && (curve.match(/L/g) ?? []).length >= 4, `the loss line has too few segments: ${curve}`);
   assert.equal(await page.getByTestId('run-status').innerText(), 'running');
@@ -170,6 +179,7 @@ test('a person trains a LoRA in the browser: model, dataset, plan, run, ops, his
   const crash = page.getByTestId('crash-panel');
   await crash.waitFor({ timeout: 60_000 });
   assert.match(await crash.innerText(), /SIGKILL/);
+  await page.screenshot({ path: join(SHOTS, 'train-host-died-light.png') });
   assert.equal(await page.locator('.spinner').count(), 0);
   const resume = crash.getByRole('button', { name: /^Resume from step \d+$/ });
   await resume.waitFor({ timeout: 30_000 });

@@ -64,7 +64,7 @@ export function App() {
   const badges: NavRailProps['badges'] = {};
   if (modelCount) badges.models = { text: String(modelCount) };
   if (fileCount) badges.datasets = { text: String(fileCount) };
-  if (hostDown || runStatus === 'interrupted' || runStatus === 'failed') badges.train = { text: runStatus === 'failed' ? 'failed' : 'stopped', tone: 'bad' };
+  if (hostDown || runStatus === 'interrupted' || runStatus === 'failed') badges.train = { text: runStatus === 'failed' ? 'failed' : 'interrupted', tone: 'bad' };
   else if (isActive(runStatus)) badges.train = { text: runStatus === 'starting' ? 'starting' : 'live', tone: 'ok' };
   if (fallbacks) badges.ops = { text: `${fallbacks} CPU`, tone: 'warn' };
   if (runCount) badges.runs = { text: String(runCount) };

@@ -31,7 +31,8 @@ export function RunControls({ run }: { run: RunSummary }) {
   const busy = useApp((s) => s.run.action.status === 'loading');
   const [confirm, setConfirm] = useState(false);
   const active = isActive(run.status);
-  const resumable = !active && run.status !== 'finished' && run.resumableStep != null;
+  // an interrupted or failed run offers its resume in the crash panel, with the step
+  const resumable = (run.status === 'paused' || run.status === 'stopped') && run.resumableStep != null;
   if (confirm) {
     return (
       <div className="confirm" role="group" aria-label="Confirm cancel">
