@@ -71,7 +71,8 @@ Config read_checkpoint_config(const std::string & dir) {
     std::stringstream ss;
     ss << f.rdbuf();
     Config s = Config::parse(ss.str(), nullptr, false);
-    if (s.is_discarded() || !s.is_object() || !s.contains("config") || !s["config"].is_object()) {
+    if (s.is_discarded()) throw std::runtime_error(p.string() + ": not valid JSON (truncated or corrupt)");
+    if (!s.is_object() || !s.contains("config") || !s["config"].is_object()) {
         throw std::runtime_error(p.string() + ": not a Hone checkpoint state file (no \"config\" object)");
     }
     return s["config"];

@@ -60,6 +60,34 @@ static bool parse_name(const std::string & s, int64_t & step, int & micro) {
     return true;
 }
 
+// What identifies the base model a checkpoint was trained on, cheaply for a file of many GB:
+// its size and a 64-bit FNV-1a of its header (metadata and tensor infos) and of the first and
+// last MiB of tensor data. A different model, a re-quantized or fine-tuned copy all differ.
+static json model_identity(const hone_model & m) {
+    std::error_code ec;
+    const uint64_t size = (uint64_t) fs::file_size(m.path, ec);
+    if (ec) fail(HONE_E_IO, "%s: cannot read the model to fingerprint it: %s", m.path.c_str(), ec.message().c_str());
+    std::ifstream f(m.path, std::ios::binary);
+    uint64_t h = 1469598103934665603ULL;
+    std::vector<char> buf(1 << 20);
+    auto mix_range = [&](uint64_t from, uint64_t n) {
+        f.clear();
+        f.seekg((std::streamoff) from);
+        while (n > 0 && f) {
+            const size_t want = (size_t) std::min<uint64_t>(n, buf.size());
+            f.read(buf.data(), (std::streamsize) want);
+            const size_t got = (size_t) f.gcount();
+            for (size_t i = 0; i < got; i++) { h ^= (uint8_t) buf[i]; h *= 1099511628211ULL; }
+            n -= got;
+            if (got < want) break;
+        }
+    };
+    const uint64_t data_off = gguf_get_data_offset(m.gguf), mib = 1 << 20;
+    mix_range(0, std::min(size, data_off + mib));
+    if (size > data_off + mib) mix_range(std::max(data_off + mib, size - mib), std::min(mib, size - data_off - mib));
+    return json{ { "path", m.path }, { "size", size }, { "fingerprint", hex64(h) } };
+}
+
 static json params_json(const hone_train_params & p) {
     return json{ { "n_ctx", p.n_ctx }, { "n_batch", p.n_batch }, { "n_ubatch", p.n_ubatch }, { "n_steps", p.n_steps },
                  { "n_epochs", p.n_epochs }, { "lr", p.lr }, { "lr_schedule", lr_schedule_name(p.lr_schedule) },
@@ -80,6 +108,7 @@ static json state_json(const hone_trainer & tr) {
         { "format", "hone-checkpoint" }, { "version", FORMAT_VERSION },
         { "step", pos.step }, { "micro_batch", pos.micro }, { "n_steps", d.n_steps },
         { "segment", { { "index", pos.segment }, { "start_step", pos.segment_start } } },
+        { "model", model_identity(*tr.model) },
         { "optimizer", { { "type", "adamw" }, { "updates", pos.opt_iter }, { "file", "optimizer.gguf" } } },
         { "schedule", { { "type", lr_schedule_name(p.lr_schedule) }, { "lr", p.lr }, { "warmup_steps", p.warmup_steps },
                         { "lr_min", p.lr_min }, { "next_lr", pos.step < d.n_steps ? lr_at(p, pos.step - pos.segment_start + 1, d.n_steps - pos.segment_start) : 0.0f } } },
@@ -227,6 +256,18 @@ static json read_state(const fs::path & dir) {
     return s;
 }
 
+// Fails, naming both, when the base model is not the one the checkpoint was trained on (a
+// checkpoint from before fingerprints were kept has no "model": nothing to compare).
+static void check_same_model(const json & s, const hone_trainer & tr, const std::string & dir) {
+    if (!s.contains("model")) return;
+    const json & saved = s.at("model");
+    const json now = model_identity(*tr.model);
+    if (saved.at("size") == now.at("size") && saved.at("fingerprint") == now.at("fingerprint")) return;
+    fail(HONE_E_INVALID_ARG, "%s: the base model changed since this checkpoint: %s now (%s bytes, fingerprint %s), %s (%s bytes, %s) when it was written",
+         dir.c_str(), now.at("path").get<std::string>().c_str(), now.at("size").dump().c_str(), now.at("fingerprint").get<std::string>().c_str(),
+         saved.at("path").get<std::string>().c_str(), saved.at("size").dump().c_str(), saved.at("fingerprint").get<std::string>().c_str());
+}
+
 // The adapter params a checkpoint was written with, against the trainer's (tensor shapes).
 static std::string compare_adapter(const json & s, const hone_trainer & tr) {
     std::string problems;
@@ -280,6 +321,7 @@ void load_checkpoint(hone_trainer & tr, const std::string & dir_s) {
     const fs::path dir(dir_s);
     const json s = read_state(dir);
     try {
+        check_same_model(s, tr, dir_s);
         const std::string problems = compare_params(s, tr);
         if (!problems.empty()) {
             fail(HONE_E_INVALID_ARG, "%s: this checkpoint was written with other settings (a resumed run keeps them):%s", dir_s.c_str(), problems.c_str());
@@ -326,6 +368,7 @@ void continue_from_checkpoint(hone_trainer & tr, const std::string & dir_s) {
     const fs::path dir(dir_s);
     const json s = read_state(dir);
     try {
+        check_same_model(s, tr, dir_s);
         const std::string problems = compare_adapter(s, tr);
         if (!problems.empty()) fail(HONE_E_INVALID_ARG, "%s: a continued run keeps its adapter's shape:%s", dir_s.c_str(), problems.c_str());
         if (s.at("micro_batch").get<int32_t>() != 0) {

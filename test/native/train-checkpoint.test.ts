@@ -213,7 +213,23 @@ describe('checkpoints and resume', () => {
     appendFileSync(ownData, JSON.stringify({ tokens: [1, 2, 3, 4, 5] }) + '\n');
     refuse(['--resume', join(own, 'run', 'checkpoints', '1')], /cannot continue from its checkpoint on different data:\n {2}training data: 15 sequences \(fingerprint [0-9a-f]{16}\) now, 14/);
 
+    // The base model changed since the checkpoint (a byte of its weights rewritten in place).
+    const ownModel = join(own, 'model.gguf');
+    cpSync(model, ownModel);
+    const onOwn = honeTrain([...config(ownModel), '--out', join(own, 'run-m'), '--steps', '3', '--warmup', '1', '--checkpoint-every', '1']);
+    assert.equal(onOwn.code, 0, onOwn.stderr);
+    const bytes = readFileSync(ownModel);
+    bytes[bytes.length - 100] ^= 0x40;
+    writeFileSync(ownModel, bytes);
+    const ownCkpt = join(own, 'run-m', 'checkpoints', '2');
+    const before = readFileSync(join(ownCkpt, 'state.json'), 'utf8');
+    refuse(['--resume', ownCkpt], /the base model changed since this checkpoint: .*model\.gguf now \(1185376 bytes, fingerprint [0-9a-f]{16}\), .*model\.gguf \(1185376 bytes, [0-9a-f]{16}\) when it was written/);
+    assert.equal(readFileSync(join(ownCkpt, 'state.json'), 'utf8'), before, 'the checkpoint is left as it was');
+
     const broken = join(dir, 'broken');
+    cpSync(ckpt, broken, { recursive: true });
+    writeFileSync(join(broken, 'state.json'), readFileSync(join(ckpt, 'state.json'), 'utf8').slice(0, 200));
+    refuse(['--resume', broken], /state\.json: not valid JSON/);
     cpSync(ckpt, broken, { recursive: true });
     rmSync(join(broken, 'optimizer.gguf'));
     refuse(['--resume', broken], /optimizer\.gguf: missing: the checkpoint is incomplete/);
