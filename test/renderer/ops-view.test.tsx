@@ -38,6 +38,22 @@ describe('OpsView', () => {
     expect((screen.getByRole('radio', { name: 'Run' }) as HTMLButtonElement).disabled).toBe(true);
   });
 
+  it('says it is planning while the first plan is on its way', async () => {
+    const env = testEnv();
+    env.store.getState().setModelList(ready(modelList([model()])));
+    env.store.getState().selectModel('/models/tiny-llama.gguf');
+    env.store.getState().setDatasetSources(['/data/a.jsonl']);
+    const held = env.fake.hold('plan');
+    const done = planNow(env);
+    renderWith(env, <OpsView />);
+    expect(screen.getByText('Planning…')).toBeTruthy();
+    await act(async () => {
+      held.release(planResult([pool()], report()));
+      await done;
+    });
+    expect(screen.getByText('Placement (planned)')).toBeTruthy();
+  });
+
   it('shows the plan’s placement, the fallbacks with the backend’s reason, highlighted rows', async () => {
     const env = await planned();
     renderWith(env, <OpsView />);

@@ -4,6 +4,7 @@ import { act, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { importSources } from '../../renderer/src/actions/datasets.ts';
 import { PLAN_DEBOUNCE_MS, planNow, startPlanScheduler } from '../../renderer/src/actions/plan.ts';
+import { loadInfo } from '../../renderer/src/app/start.ts';
 import { ready } from '../../renderer/src/store/loadable.ts';
 import { SettingsView } from '../../renderer/src/views/settings/SettingsView.tsx';
 import { datasetImport, fileReport, info, model, modelList, node, opsReport, planResult, pool, runSummary } from './data.ts';
@@ -28,6 +29,27 @@ describe('SettingsView', () => {
     renderWith(env, <SettingsView />);
     expect(screen.getByText('Nothing to plan yet')).toBeTruthy();
     expect((screen.getByTestId('start-run') as HTMLButtonElement).disabled).toBe(true);
+  });
+
+  it('says it is asking the engine for its defaults, then for the plan', async () => {
+    const env = testEnv();
+    env.store.getState().setModelList(ready(modelList([model()])));
+    env.store.getState().selectModel('/models/tiny-llama.gguf');
+    env.store.getState().setDatasetSources(['/data/a.jsonl']);
+    const infoHeld = env.fake.hold('info');
+    const infoDone = loadInfo(env);
+    const planHeld = env.fake.hold('plan');
+    const planDone = planNow(env);
+    renderWith(env, <SettingsView />);
+    expect(screen.getByText('Asking the engine for its defaults…')).toBeTruthy();
+    expect(screen.getByText('Planning memory and op placement…')).toBeTruthy();
+    await act(async () => {
+      infoHeld.release(info());
+      planHeld.release(planResult([pool()], opsReport([node(0)])));
+      await Promise.all([infoDone, planDone]);
+    });
+    expect(screen.queryByText('Asking the engine for its defaults…')).toBeNull();
+    expect(screen.getByTestId('pool-CPU')).toBeTruthy();
   });
 
   it('shows the engine’s defaults, applies a preset, and an edit re-plans after a pause', async () => {
