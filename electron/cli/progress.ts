@@ -51,7 +51,7 @@ export class Reporter {
       const s = e.stats;
       this.err.write(`${s.examples} examples -> ${s.sequences} sequences, ${s.tokens} tokens (${s.lossTokens} carry loss); ` +
         `${s.overLength} longer than ctx ${s.ctx} (${s.truncated} truncated ${s.policy}, ${s.dropped} dropped), ${s.failed.length} failed to render\n`);
-    } else if (e.type === 'host-exited') this.err.write(`the engine host ${e.reason}; last checkpoint: ${e.lastCheckpoint ?? 'none'}\n`);
+    } else if (e.type === 'host-exited') this.err.write(`the engine host stopped (${e.reason}); last checkpoint: ${e.lastCheckpoint ?? 'none'}\n`);
   }
 
   /** Writes a message on its own line (after a progress bar, if one is drawn). */

@@ -53,6 +53,8 @@ export class NodeHoneService implements HoneService {
   private live: LiveRun | null = null;
   /** A start or resume is between its busy check and its run existing. */
   private claiming = false;
+  /** Plans and inspections in flight on the host (a run being started waits for them). */
+  private shortJobs = new Set<Promise<unknown>>();
   /** The run a resume in that state is for (delete refuses it meanwhile). */
   private resuming: string | null = null;
   private disposing: Promise<void> | null = null;
@@ -115,7 +117,7 @@ export class NodeHoneService implements HoneService {
     inspect: async (settings: RunSettings): Promise<InspectResult> => {
       validateCall('datasets.inspect', [settings]);
       const config = await this.configFor(settings);
-      return this.hosts.get().request('inspect', { model: config.model, data: config.data, config });
+      return this.hostJob(() => this.hosts.get().request('inspect', { model: config.model, data: config.data, config }));
     },
   };
 
@@ -123,7 +125,7 @@ export class NodeHoneService implements HoneService {
     validateCall('plan', [settings]);
     const config = await this.configFor(settings);
     try {
-      return await this.hosts.get().request('plan', { config });
+      return await this.hostJob(() => this.hosts.get().request('plan', { config }));
     } catch (err) {
       if (toPlain(err).code !== 'unknown_request') throw err;
       throw new HoneError('unsupported', "plan: this engine host cannot plan a run yet (it does not know the 'plan' request)");
@@ -198,6 +200,7 @@ export class NodeHoneService implements HoneService {
     this.claiming = true;
     try {
       const config = await this.configFor(settings);
+      await this.hostIdle();
       const host = this.hosts.get(); // before the folder: a host that cannot start leaves no run behind
       const created = this.registry.create((folder) => ({ ...config, out: folder }));
       return this.launch(created.status, created.config, 0, host, null);
@@ -228,6 +231,7 @@ export class NodeHoneService implements HoneService {
       }
       const config = this.registry.readConfig(id);
       await checkInputs(config);
+      await this.hostIdle();
       const host = this.hosts.get();
       return this.launch({ ...st, error: null, adapter: null }, config, Math.max(0, st.segments - 1), host, { resume: checkpoint });
     } finally {
@@ -256,6 +260,7 @@ export class NodeHoneService implements HoneService {
       const before = this.registry.readConfig(id);
       const config: TrainConfig = more.steps !== undefined ? { ...before, steps: more.steps } : { ...before, steps: 0, epochs: more.epochs! };
       await checkInputs(config);
+      await this.hostIdle();
       const host = this.hosts.get();
       const next = { ...st, error: null, adapter: null, segments: st.segments + 1 };
       return this.launch(next, config, st.segments, host, { continueFrom: checkpoint });
@@ -295,6 +300,24 @@ export class NodeHoneService implements HoneService {
     if (run.held) await run.discard(); // give up the held state: it ends resumable from its last good checkpoint
     else await run.halt(kind);
     return run.summary();
+  }
+
+  /**
+   * A short engine job (plan, inspect). The host runs one job at a time: while a run trains or
+   * is being started these answer `busy` here, and a run being started waits for those in flight.
+   */
+  private hostJob<T>(job: () => Promise<T>): Promise<T> {
+    if (this.live || this.claiming) return Promise.reject(this.busy());
+    const p = job();
+    this.shortJobs.add(p);
+    const forget = () => this.shortJobs.delete(p);
+    p.then(forget, forget);
+    return p;
+  }
+
+  /** Settles once no plan or inspection is in flight on the host. */
+  private async hostIdle(): Promise<void> {
+    await Promise.allSettled([...this.shortJobs]);
   }
 
   /** Throws `busy` when a run is live or being started: one training job at a time. */
@@ -353,7 +376,7 @@ export class NodeHoneService implements HoneService {
 
   private onHostExit(exit: HostExit): void {
     const runId = this.live?.id ?? null;
-    this.emit({ type: 'host-exited', reason: exit.reason, runId, error: { code: 'host_exited', message: `the engine host ${exit.reason}`, detail: exit } });
+    this.emit({ type: 'host-exited', reason: exit.reason, runId, error: { code: 'host_exited', message: `the engine host stopped (${exit.reason})`, detail: exit } });
   }
 
   /** Sends an event to every listener; a listener that throws does not stop the others or the run. */

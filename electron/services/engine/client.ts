@@ -66,7 +66,7 @@ export class EngineHost extends EventEmitter {
   }
 
   request<K extends RequestKind>(kind: K, payload: Requests[K]['payload'], onEvent?: (e: EngineEvent) => void): Promise<Requests[K]['result']> {
-    if (this.exited) return Promise.reject(new HoneError('host_exited', `the engine host ${this.exited}`, { reason: this.exited, lastCheckpoint: this.lastCheckpoint }));
+    if (this.exited) return Promise.reject(new HoneError('host_exited', `the engine host stopped (${this.exited})`, { reason: this.exited, lastCheckpoint: this.lastCheckpoint }));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, onEvent, lastCheckpoint: null });
@@ -104,7 +104,7 @@ export class EngineHost extends EventEmitter {
     for (const [id, p] of this.pending) {
       const lastCheckpoint = p.lastCheckpoint ?? this.lastCheckpoint;
       p.onEvent?.({ type: 'host-exited', reason, lastCheckpoint });
-      p.reject(new HoneError('host_exited', `the engine host ${reason}`, { reason, lastCheckpoint }));
+      p.reject(new HoneError('host_exited', `the engine host stopped (${reason})`, { reason, lastCheckpoint }));
       this.pending.delete(id);
     }
     this.emit('host-exited', { reason, lastCheckpoint: this.lastCheckpoint });
