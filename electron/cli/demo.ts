@@ -58,9 +58,12 @@ function makeDemoModel(path: string): void {
   if (r.status !== 0) throw new HoneError('internal', `making the demo model failed: ${r.stderr}`);
 }
 
+/** Where the demo keeps its model and dataset (a models folder the app lists for `hone start`). */
+export const demoDir = () => join(cacheDir(), 'demo');
+
 /** The demo's options (flags given with --demo still override them). */
 export function demoConfig(): Partial<TrainConfig> {
-  const dir = join(cacheDir(), 'demo');
+  const dir = demoDir();
   const model = join(dir, 'tiny-phi3-256x4-q8_0.gguf');
   if (!existsSync(model)) makeDemoModel(model);
   const data = join(dir, 'hone-qa.jsonl');

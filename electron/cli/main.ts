@@ -22,12 +22,13 @@ const USAGE = `usage:
   hone train --out DIR --resume [CHECKPOINT]     continue a stopped run (Ctrl-C writes a checkpoint)
   hone train --demo                              a tiny model and a small dataset about Hone, about a minute on a CPU
   hone serve [--port N] [--host H] [--data-dir D]  the app in a browser (docs/web-mode.md)
+  hone start [serve options]                     the demo, then the app in web mode with the demo's model listed
 
-options (also keys of hone.config.json / hone.config.yaml; precedence: defaults < config file < flags):
-  --rank 8 --alpha 16 --targets attn_q,attn_k,attn_v,attn_output|all --lr 1e-4 --schedule constant|linear|cosine
+options (also keys of hone.config.json / hone.config.yaml; precedence: the engine's defaults < config file < flags):
+  --rank 8 --alpha 0 (2 x rank) --targets all|attn_q,attn_k,... (default: all seven) --lr 1e-4 --schedule constant|linear|cosine
   --warmup 0 --lr-min 0 --weight-decay 0 --max-grad-norm 1 --steps N | --epochs 1 --ctx 512 --batch 1 --ubatch N
   --seed 42 --backend auto|cpu|cuda|metal --gpu-precision bf16|f32 --threads N --eval-data PATH... | --eval-split 0.1 --eval-every K
-  --checkpoint-every K --keep-checkpoints 3 --loss assistant|all --ignore-weights --truncate drop|left|right
+  --checkpoint-every K --keep-checkpoints 3 --memory-limit BYTES --profile --loss assistant|all --ignore-weights --truncate drop|left|right
   --chat-template T.jinja
 docs/cli.md describes every option and the --json output.`;
 
@@ -176,6 +177,19 @@ export async function main(argv: string[]): Promise<number> {
   if (cmd === 'train') return train(argv.slice(1));
   // loaded on demand: the other commands need neither the server nor ws
   if (cmd === 'serve') return (await import('./serve.ts')).serve(argv.slice(1), serveService);
+  if (cmd === 'start') {
+    const trained = await train(['--demo', ...argv.slice(1).filter((a) => a === '--json')]);
+    if (trained !== 0) return trained;
+    const { demoDataset, ensureRenderer, withDemoModels } = await import('./start.ts');
+    try {
+      ensureRenderer();
+    } catch (e) {
+      return fail(false, e);
+    }
+    process.stderr.write(`the demo's adapter is in out/demo; its dataset, to drop on the app: ${demoDataset()}\n` +
+      'opening the app in web mode (the desktop shell is not built yet)\n');
+    return (await import('./serve.ts')).serve(argv.slice(1).filter((a) => a !== '--json'), withDemoModels(serveService));
+  }
   if (!cmd || cmd === 'help' || cmd === '--help' || cmd === '-h') { console.log(USAGE); return cmd ? 0 : 2; }
   process.stderr.write(`hone: unknown command '${argv.join(' ')}'\n${USAGE}\n`);
   return 2;
