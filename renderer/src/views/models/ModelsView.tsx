@@ -40,7 +40,7 @@ const COLUMNS: Column<ListedModel>[] = [
     ),
     title: (m) => m.path,
   },
-  { key: 'arch', header: 'Architecture', width: 'minmax(112px, 1fr)', render: (m) => m.architecture ?? '–' },
+  { key: 'arch', header: 'Architecture', width: 'minmax(124px, 1fr)', render: (m) => m.architecture ?? '–' },
   { key: 'params', header: 'Parameters', width: '100px', align: 'end', render: (m) => <span className="num">{formatParams(m.parameters)}</span> },
   { key: 'quant', header: 'Quantization', width: '110px', render: (m) => m.quantization?.fileType ?? m.quantization?.dominantType ?? '–' },
   { key: 'ctx', header: 'Context', width: '90px', align: 'end', render: (m) => <span className="num">{formatCount(m.contextLength)}</span> },
