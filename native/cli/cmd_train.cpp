@@ -314,6 +314,13 @@ int cmd_train(int argc, char ** argv) {
         print_plan(memory_report(trainer));
     }
 
+    // the run folder as the app's: config.json holds the options this run trains with
+    std::error_code mk;
+    fs::create_directories(out_dir, mk);
+    if (mk || !write_atomic(out_dir + "/config.json", contract_config(cfg, tp).dump(2) + "\n")) {
+        return report_error(json, "io_error", out_dir + "/config.json: cannot write" + (mk ? ": " + mk.message() : std::string(" (disk full or no permission?)")));
+    }
+
     Events ev{ json };
     install_stop_signals();
     const std::vector<hone_sequence> train_seqs = data.view(), eval_seqs = eval.view();

@@ -19,19 +19,24 @@ Config or_null(const std::string & s) { return s.empty() ? Config(nullptr) : Con
 
 } // namespace
 
-std::string run_json(const Config & cfg, const hone_train_params & tp, const hone_model_info & info, int64_t adapter_params,
-                     const Config & memory, const RunOutcome & r) {
+Config contract_config(const Config & cfg, const hone_train_params & tp) {
     Config config = Config::object();
     for (const auto & [k, v] : cfg.items()) config[camel(k)] = v;
-    // the contract's types: lists of paths, a byte count, the steps actually planned
+    // the contract's types: lists of paths, a byte count
     config["data"] = paths(cfg["data"]);
     config["evalData"] = paths(cfg["eval_data"]);
     config["memoryLimit"] = tp.memory_limit;
-    if (r.last.n_steps) config["steps"] = r.last.n_steps;
     config["beta1"] = tp.beta1;
     config["beta2"] = tp.beta2;
     config["eps"] = tp.eps;
     config["flashAttn"] = false;
+    return config;
+}
+
+std::string run_json(const Config & cfg, const hone_train_params & tp, const hone_model_info & info, int64_t adapter_params,
+                     const Config & memory, const RunOutcome & r) {
+    Config config = contract_config(cfg, tp);
+    if (r.last.n_steps) config["steps"] = r.last.n_steps; // the steps actually planned
     Config doc = Config::object();
     doc["schema"] = "hone.run/1";
     doc["writer"] = "hone-train";

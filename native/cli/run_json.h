@@ -19,6 +19,10 @@ struct RunOutcome {
     double peak_rss_mib = 0;
 };
 
+// hone-train's resolved configuration (snake_case keys) as the contract's options (camelCase,
+// electron/common's TrainConfig names and types): run.json's "config", and config.json.
+Config contract_config(const Config & cfg, const hone_train_params & tp);
+
 // `cfg` is hone-train's resolved configuration (snake_case keys); the document's config uses the
 // contract's camelCase option names (electron/common's TrainConfig) with their types.
 std::string run_json(const Config & cfg, const hone_train_params & tp, const hone_model_info & info, int64_t adapter_params,

@@ -57,6 +57,9 @@ describe('engine capabilities and the training plan', () => {
       if (k in n.config && !['out'].includes(k)) assert.deepEqual(n.config[k], e.config[k], `${k}: hone ${JSON.stringify(n.config[k])}, hone-train ${JSON.stringify(e.config[k])}`);
     }
     assert.equal(e.config.alpha, 2 * e.config.rank);
+    // both run folders hold the options the run trained with as config.json
+    assert.deepEqual(JSON.parse(readFileSync(join(dir, 'engine', 'config.json'), 'utf8')), e.config);
+    assert.equal(JSON.parse(readFileSync(join(dir, 'node', 'config.json'), 'utf8')).rank, n.config.rank);
     assert.deepEqual(
       [n.model.arch, n.model.nParams, n.adapter.nParams, n.metrics.steps, n.data.sequences],
       [e.model.arch, e.model.nParams, e.adapter.nParams, e.metrics.steps, e.data.sequences],
