@@ -216,28 +216,15 @@ export class NodeHoneService implements HoneService {
       await this.live.retry();
       return this.live.summary();
     }
-    this.checkIdle();
-    this.claiming = true;
-    this.resuming = id;
-    try {
+    return this.claim(id, async () => {
       const st = this.settled(id);
       if (!RESUMABLE_STATUSES.includes(st.status)) {
         const hint = st.status === 'finished' ? ' (a finished run trains further with continue)' : '';
         throw new HoneError('invalid_argument', `run ${id} is ${st.status}: only a paused, stopped, interrupted or failed run resumes${hint}`);
       }
-      const checkpoint = this.registry.latestCheckpoint(id);
-      if (!checkpoint) {
-        throw new HoneError('invalid_argument', `run ${id} has no checkpoint to resume from (none in ${checkpointsDir(this.registry.folder(id))}); start a new run instead`);
-      }
-      const config = this.registry.readConfig(id);
-      await checkInputs(config);
-      await this.hostIdle();
-      const host = this.hosts.get();
-      return this.launch({ ...st, error: null, adapter: null }, config, Math.max(0, st.segments - 1), host, { resume: checkpoint });
-    } finally {
-      this.claiming = false;
-      this.resuming = null;
-    }
+      const checkpoint = this.newestCheckpoint(id, 'resume from', '; start a new run instead');
+      return this.relaunch({ ...st, error: null, adapter: null }, this.registry.readConfig(id), Math.max(0, st.segments - 1), { resume: checkpoint });
+    });
   }
 
   /**
@@ -247,27 +234,42 @@ export class NodeHoneService implements HoneService {
    */
   private async continueRun(id: string, more: { steps?: number; epochs?: number }): Promise<RunSummary> {
     validateCall('runs.continue', [id, more]);
-    this.checkIdle();
-    this.claiming = true;
-    this.resuming = id;
-    try {
+    return this.claim(id, async () => {
       const st = this.settled(id);
       if (!CONTINUABLE_STATUSES.includes(st.status)) {
         throw new HoneError('invalid_argument', `run ${id} is ${st.status}: only a finished, stopped or paused run continues (an interrupted or failed one resumes first)`);
       }
-      const checkpoint = this.registry.latestCheckpoint(id);
-      if (!checkpoint) throw new HoneError('invalid_argument', `run ${id} has no checkpoint to continue from (none in ${checkpointsDir(this.registry.folder(id))})`);
+      const checkpoint = this.newestCheckpoint(id, 'continue from', '');
       const before = this.registry.readConfig(id);
       const config: TrainConfig = more.steps !== undefined ? { ...before, steps: more.steps } : { ...before, steps: 0, epochs: more.epochs! };
-      await checkInputs(config);
-      await this.hostIdle();
-      const host = this.hosts.get();
-      const next = { ...st, error: null, adapter: null, segments: st.segments + 1 };
-      return this.launch(next, config, st.segments, host, { continueFrom: checkpoint });
+      return this.relaunch({ ...st, error: null, adapter: null, segments: st.segments + 1 }, config, st.segments, { continueFrom: checkpoint });
+    });
+  }
+
+  /** A resume or continue of run `id`: one job at a time, and the run cannot be deleted meanwhile. */
+  private async claim<T>(id: string, fn: () => Promise<T>): Promise<T> {
+    this.checkIdle();
+    this.claiming = true;
+    this.resuming = id;
+    try {
+      return await fn();
     } finally {
       this.claiming = false;
       this.resuming = null;
     }
+  }
+
+  private newestCheckpoint(id: string, what: string, hint: string): string {
+    const checkpoint = this.registry.latestCheckpoint(id);
+    if (!checkpoint) throw new HoneError('invalid_argument', `run ${id} has no checkpoint to ${what} (none in ${checkpointsDir(this.registry.folder(id))})${hint}`);
+    return checkpoint;
+  }
+
+  /** An existing run trains again from a checkpoint, once its inputs are there and the host is free. */
+  private async relaunch(status: RunStatusFile, config: TrainConfig, segment: number, from: Parameters<LiveRun['begin']>[1]): Promise<RunSummary> {
+    await checkInputs(config);
+    await this.hostIdle();
+    return this.launch(status, config, segment, this.hosts.get(), from);
   }
 
   private launch(status: RunStatusFile, config: TrainConfig, segment: number, host: EngineHost, from: Parameters<LiveRun['begin']>[1]): RunSummary {

@@ -374,33 +374,28 @@ Napi::Value TrainerWrap::Create(const Napi::CallbackInfo & info) {
     return pr;
 }
 
-Napi::Value TrainerWrap::Resume(const Napi::CallbackInfo & info) {
+// resume(dir) and continueFrom(dir): a checkpoint folder loaded on a worker thread by `load`.
+Napi::Value TrainerWrap::LoadCheckpoint(const Napi::CallbackInfo & info, hone_status (*load)(hone_trainer *, const char *, hone_error *),
+                                        const char * method) {
     Napi::Env env = info.Env();
     hone_trainer * tr = handle(env);
     HN_THROW_IF(env, busy_, "busy", "the trainer is busy");
-    HN_THROW_IF(env, info.Length() < 1 || !info[0].IsString(), "invalid_argument", "trainer.resume(checkpointDir) needs a folder");
-    auto * w = new ResumeWorker(env, Value(), tr, info[0].As<Napi::String>().Utf8Value(), &busy_, hone_trainer_resume, "hone.Trainer.resume");
+    HN_THROW_IF(env, info.Length() < 1 || !info[0].IsString(), "invalid_argument", std::string("trainer.") + method + "(checkpointDir) needs a folder");
+    auto * w = new ResumeWorker(env, Value(), tr, info[0].As<Napi::String>().Utf8Value(), &busy_, load, method);
     Napi::Promise p = w->deferred.Promise();
     w->Queue();
     return p;
 }
+
+Napi::Value TrainerWrap::Resume(const Napi::CallbackInfo & info) { return LoadCheckpoint(info, hone_trainer_resume, "resume"); }
+
+Napi::Value TrainerWrap::Continue(const Napi::CallbackInfo & info) { return LoadCheckpoint(info, hone_trainer_continue, "continueFrom"); }
 
 Napi::Value TrainerWrap::SaveCheckpoint(const Napi::CallbackInfo & info) {
     Napi::Env env = info.Env();
     hone_trainer * tr = handle(env);
     HN_THROW_IF(env, busy_, "busy", "the trainer is busy");
     auto * w = new SaveCheckpointWorker(env, Value(), tr, &busy_);
-    Napi::Promise p = w->deferred.Promise();
-    w->Queue();
-    return p;
-}
-
-Napi::Value TrainerWrap::Continue(const Napi::CallbackInfo & info) {
-    Napi::Env env = info.Env();
-    hone_trainer * tr = handle(env);
-    HN_THROW_IF(env, busy_, "busy", "the trainer is busy");
-    HN_THROW_IF(env, info.Length() < 1 || !info[0].IsString(), "invalid_argument", "trainer.continueFrom(checkpointDir) needs a folder");
-    auto * w = new ResumeWorker(env, Value(), tr, info[0].As<Napi::String>().Utf8Value(), &busy_, hone_trainer_continue, "hone.Trainer.continueFrom");
     Napi::Promise p = w->deferred.Promise();
     w->Queue();
     return p;

@@ -38,6 +38,7 @@ class TrainerWrap : public Napi::ObjectWrap<TrainerWrap> {
     Napi::Value CheckMemory(const Napi::CallbackInfo & info);
     Napi::Value Dispose(const Napi::CallbackInfo & info);
     hone_trainer * handle(Napi::Env env) const;
+    Napi::Value LoadCheckpoint(const Napi::CallbackInfo & info, hone_status (*load)(hone_trainer *, const char *, hone_error *), const char * method);
     void free_now();
 
     State * state_ = nullptr;

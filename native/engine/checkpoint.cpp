@@ -317,6 +317,35 @@ static void load_tensors(const fs::path & path, const std::vector<ggml_tensor *>
 
 static uint64_t parse_hex64(const std::string & s) { return std::stoull(s, nullptr, 16); }
 
+// Where the checkpoint's run stood (state.json); checkpoints from before segments are segment 0.
+static RunPosition read_position(const json & s) {
+    RunPosition pos;
+    pos.step = s.at("step").get<int64_t>();
+    pos.micro = s.at("micro_batch").get<int32_t>();
+    pos.opt_iter = s.at("optimizer").at("updates").get<int64_t>();
+    pos.loss_sum = s.at("partial_step").at("loss_sum").get<double>();
+    pos.tokens = s.at("tokens").get<int64_t>();
+    pos.elapsed_s = s.at("elapsed_s").get<double>();
+    if (s.contains("segment")) {
+        pos.segment = s.at("segment").at("index").get<int32_t>();
+        pos.segment_start = s.at("segment").at("start_step").get<int64_t>();
+    }
+    return pos;
+}
+
+// The adapter and AdamW's moments (and, mid-step, the partial gradient) into the trainer.
+static void load_state_tensors(hone_trainer & tr, const fs::path & dir, bool with_grads) {
+    std::vector<ggml_tensor *> adapter, opt;
+    for (auto & p : tr.adapter->pairs) { adapter.push_back(p.a); adapter.push_back(p.b); }
+    for (const ParamState & ps : tr.params) {
+        opt.push_back(ps.m);
+        opt.push_back(ps.v);
+        if (with_grads) opt.push_back(ps.acc);
+    }
+    load_tensors(dir / "adapter.gguf", adapter);
+    load_tensors(dir / "optimizer.gguf", opt);
+}
+
 void load_checkpoint(hone_trainer & tr, const std::string & dir_s) {
     const fs::path dir(dir_s);
     const json s = read_state(dir);
@@ -326,17 +355,7 @@ void load_checkpoint(hone_trainer & tr, const std::string & dir_s) {
         if (!problems.empty()) {
             fail(HONE_E_INVALID_ARG, "%s: this checkpoint was written with other settings (a resumed run keeps them):%s", dir_s.c_str(), problems.c_str());
         }
-        RunPosition pos;
-        pos.step = s.at("step").get<int64_t>();
-        pos.micro = s.at("micro_batch").get<int32_t>();
-        pos.opt_iter = s.at("optimizer").at("updates").get<int64_t>();
-        pos.loss_sum = s.at("partial_step").at("loss_sum").get<double>();
-        pos.tokens = s.at("tokens").get<int64_t>();
-        pos.elapsed_s = s.at("elapsed_s").get<double>();
-        if (s.contains("segment")) {
-            pos.segment = s.at("segment").at("index").get<int32_t>();
-            pos.segment_start = s.at("segment").at("start_step").get<int64_t>();
-        }
+        const RunPosition pos = read_position(s);
         const int n_micro = tr.p.n_batch / tr.p.n_ubatch;
         if (pos.step < 0 || pos.micro < 0 || pos.micro >= n_micro) fail(HONE_E_FORMAT, "%s: position step %lld, micro-batch %d is invalid", dir_s.c_str(), (long long) pos.step, pos.micro);
         const json & d = s.at("data");
@@ -347,16 +366,7 @@ void load_checkpoint(hone_trainer & tr, const std::string & dir_s) {
         id.n_eval = d.at("n_eval").get<int32_t>();
         id.train_fp = parse_hex64(d.at("train_fingerprint").get<std::string>());
         id.eval_fp = parse_hex64(d.at("eval_fingerprint").get<std::string>());
-
-        std::vector<ggml_tensor *> adapter, opt;
-        for (auto & p : tr.adapter->pairs) { adapter.push_back(p.a); adapter.push_back(p.b); }
-        for (const ParamState & ps : tr.params) {
-            opt.push_back(ps.m);
-            opt.push_back(ps.v);
-            if (pos.micro > 0) opt.push_back(ps.acc);
-        }
-        load_tensors(dir / "adapter.gguf", adapter);
-        load_tensors(dir / "optimizer.gguf", opt);
+        load_state_tensors(tr, dir, pos.micro > 0);
         tr.pos = pos;
         tr.resumed_data = id;
     } catch (const json::exception & e) {
@@ -371,20 +381,17 @@ void continue_from_checkpoint(hone_trainer & tr, const std::string & dir_s) {
         check_same_model(s, tr, dir_s);
         const std::string problems = compare_adapter(s, tr);
         if (!problems.empty()) fail(HONE_E_INVALID_ARG, "%s: a continued run keeps its adapter's shape:%s", dir_s.c_str(), problems.c_str());
-        if (s.at("micro_batch").get<int32_t>() != 0) {
+        const RunPosition saved = read_position(s);
+        if (saved.micro != 0) {
             fail(HONE_E_INVALID_ARG, "%s: paused in the middle of a step: resume it to finish the step before continuing", dir_s.c_str());
         }
-        std::vector<ggml_tensor *> adapter, opt;
-        for (auto & p : tr.adapter->pairs) { adapter.push_back(p.a); adapter.push_back(p.b); }
-        for (const ParamState & ps : tr.params) { opt.push_back(ps.m); opt.push_back(ps.v); }
-        load_tensors(dir / "adapter.gguf", adapter);
-        load_tensors(dir / "optimizer.gguf", opt);
+        load_state_tensors(tr, dir, false);
         RunPosition pos;
-        pos.step = pos.segment_start = s.at("step").get<int64_t>();
-        pos.segment = (s.contains("segment") ? s.at("segment").at("index").get<int32_t>() : 0) + 1;
-        pos.opt_iter = s.at("optimizer").at("updates").get<int64_t>(); // AdamW's bias correction goes on
-        pos.tokens = s.at("tokens").get<int64_t>();
-        pos.elapsed_s = s.at("elapsed_s").get<double>();
+        pos.step = pos.segment_start = saved.step;
+        pos.segment = saved.segment + 1;
+        pos.opt_iter = saved.opt_iter; // AdamW's bias correction goes on
+        pos.tokens = saved.tokens;
+        pos.elapsed_s = saved.elapsed_s;
         tr.pos = pos;
         tr.resumed_data = DataIdentity{}; // a new segment may train on other data
     } catch (const json::exception & e) {
