@@ -50,6 +50,7 @@ struct Events {
     hone_step_event last{};
     hone_eval_event last_eval{};
     std::string last_checkpoint;
+    std::string out_dir, config_json; // config.json, written at the first step
     int failed_checkpoints = 0;
     bool told_stop = false;
 };
@@ -59,9 +60,19 @@ void emit(const JsonObject & o) {
     fflush(stdout);
 }
 
+bool write_atomic(const std::string & path, const std::string & content);
+
 bool on_step(const hone_step_event * e, void * ud) {
     auto * ev = static_cast<Events *>(ud);
     ev->last = *e;
+    if (!ev->config_json.empty()) {
+        std::error_code ec;
+        fs::create_directories(ev->out_dir, ec);
+        if (ec || !write_atomic(ev->out_dir + "/config.json", ev->config_json)) {
+            fprintf(stderr, "warning: %s/config.json could not be written (disk full or no permission?); training goes on\n", ev->out_dir.c_str());
+        }
+        ev->config_json.clear();
+    }
     if (ev->json) {
         emit(JsonObject().str("type", "step").integer("step", e->step).integer("n_steps", e->n_steps).num("loss", e->loss)
             .num("lr", e->lr).num("grad_norm", e->grad_norm).num("clip_scale", e->clip_scale).integer("tokens", e->tokens)
@@ -314,14 +325,11 @@ int cmd_train(int argc, char ** argv) {
         print_plan(memory_report(trainer));
     }
 
-    // the run folder as the app's: config.json holds the options this run trains with
-    std::error_code mk;
-    fs::create_directories(out_dir, mk);
-    if (mk || !write_atomic(out_dir + "/config.json", contract_config(cfg, tp).dump(2) + "\n")) {
-        return report_error(json, "io_error", out_dir + "/config.json: cannot write" + (mk ? ": " + mk.message() : std::string(" (disk full or no permission?)")));
-    }
-
     Events ev{ json };
+    // the run folder as the app's: config.json holds the options this run trains with, written
+    // once the first step trained (a refused resume writes nothing)
+    ev.out_dir = out_dir;
+    ev.config_json = contract_config(cfg, tp).dump(2) + "\n";
     install_stop_signals();
     const std::vector<hone_sequence> train_seqs = data.view(), eval_seqs = eval.view();
     const hone_train_callbacks cbs = { on_step, on_eval, on_checkpoint, poll, &ev, on_checkpoint_failed };
