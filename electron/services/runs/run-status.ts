@@ -10,25 +10,9 @@ import type { RunEventRecord, RunStatus, RunSummary } from '../../common/runs.ts
 
 export const STATUS_FILE_VERSION = 1;
 
-export interface RunStatusFile {
+/** status.json: a run's summary as the service records it; the resumable step is read from its checkpoints. */
+export interface RunStatusFile extends Omit<RunSummary, 'resumableStep'> {
   version: typeof STATUS_FILE_VERSION;
-  id: string;
-  title: string;
-  status: RunStatus;
-  error: PlainError | null;
-  /** Schedule segments: 1, plus one per `continue`. */
-  segments: number;
-  createdAt: string;
-  updatedAt: string;
-  model: string;
-  data: string[];
-  /** The last optimizer step seen, of `nSteps`. */
-  step: number;
-  nSteps: number;
-  lastLoss: number | null;
-  lastEvalLoss: number | null;
-  /** adapter.gguf once the run finished. */
-  adapter: string | null;
 }
 
 /** A run in one of these is being worked on by a service's engine host. */
