@@ -8,6 +8,7 @@ import { loadRunOps } from '../../actions/run.ts';
 import { useApp, useEnv } from '../../app/context.tsx';
 import { Checkbox, SelectField } from '../../components/fields.tsx';
 import { Badge, Card, PageHeader, Stat } from '../../components/layout.tsx';
+import { ShareList } from '../../components/share-list.tsx';
 import { EmptyState, ErrorNotice, Loading, Notice } from '../../components/status.tsx';
 import { VirtualTable, type Column } from '../../components/virtual-table.tsx';
 import { formatBytes, formatCount, formatFlops, formatPercent } from '../../lib/format.ts';
@@ -110,19 +111,7 @@ function OpsReportBody({ dryRun }: { dryRun: boolean }) {
             <Stat label="Copies per step" value={formatCount(report.copies.length)} hint={formatBytes(report.copy_bytes)} />
             <Stat label="Gradient waste" value={formatCount(report.gradient_waste_nodes)} tone={report.gradient_waste_nodes ? 'bad' : 'ok'} hint="nodes; must be 0" />
           </dl>
-          <ul className="share-list share-list-wide" aria-label="Share of ops per backend">
-            {shares.map((b) => (
-              <li key={b.backend}>
-                <span className="backend-name">{b.backend}</span>
-                <span className="share-bar" aria-hidden="true">
-                  <span className={b.backend === 'CPU' ? 'share-cpu' : 'share-gpu'} style={{ width: `${b.nodeShare * 100}%` }} />
-                </span>
-                <span className="num">
-                  {formatCount(b.nodes)} ops ({formatPercent(b.nodeShare)}) · {formatPercent(b.flopsShare)} FLOPs
-                </span>
-              </li>
-            ))}
-          </ul>
+          <ShareList shares={shares} wide nodeShare />
         </Card>
         <Card title="CPU fallbacks">
           {report.cpu_fallbacks.length === 0 ? (

@@ -6,8 +6,9 @@
 import { useApp } from '../../app/context.tsx';
 import { Badge, Card } from '../../components/layout.tsx';
 import { PoolBars } from '../../components/pool-bars.tsx';
+import { ShareList } from '../../components/share-list.tsx';
 import { BusyOrError, EmptyState, Loading, Notice } from '../../components/status.tsx';
-import { formatCount, formatPercent } from '../../lib/format.ts';
+import { formatPercent } from '../../lib/format.ts';
 import { backendShares } from '../../lib/ops-rows.ts';
 import { selectGpuNodeShare, selectPlanFresh, selectPlanOps, selectRunSettings } from '../../store/selectors.ts';
 
@@ -45,19 +46,7 @@ export function PlanCard() {
             {ops && (
               <div className="placement">
                 <p className="field-label">Op placement</p>
-                <ul className="share-list">
-                  {backendShares(ops).map((b) => (
-                    <li key={b.backend}>
-                      <span className="backend-name">{b.backend}</span>
-                      <span className="share-bar" aria-hidden="true">
-                        <span className={b.backend === 'CPU' ? 'share-cpu' : 'share-gpu'} style={{ width: `${b.nodeShare * 100}%` }} />
-                      </span>
-                      <span className="num">
-                        {formatCount(b.nodes)} ops · {formatPercent(b.flopsShare)} FLOPs
-                      </span>
-                    </li>
-                  ))}
-                </ul>
+                <ShareList shares={backendShares(ops)} />
                 {gpuShare != null && ops.backends.length > 1 && <p className="small">{formatPercent(gpuShare, 1)} of ops run on the GPU.</p>}
                 {ops.cpu_fallbacks.length > 0 ? (
                   <Notice kind="warning" title={`${ops.cpu_fallbacks.length} op(s) fall back to the CPU`}>
