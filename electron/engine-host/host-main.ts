@@ -8,14 +8,15 @@ import { HoneError, toPlain } from '../common/errors.ts';
 import { loadAddon, type HoneAddon } from './binding.ts';
 import { readCapabilities } from './capabilities.ts';
 import { inspectJob, RunControl, trainJob } from './jobs.ts';
+import { parentPort } from './parent-port.ts';
 import { PlanModelCache, planJob } from './plan.ts';
 
-type Port = { send(m: HostMessage): void; on(ev: 'message', f: (m: RequestMessage) => void): void };
-
-const port: Port = {
-  send: (m) => process.send!(m),
-  on: (_ev, f) => process.on('message', (m) => f(m as RequestMessage)),
-};
+const found = parentPort();
+if (!found) {
+  console.error('the engine host must be started by its parent (child_process.fork or an Electron utilityProcess)');
+  process.exit(2);
+}
+const port = found;
 
 let addon: HoneAddon | null = null;
 let busy: { id: number; control: RunControl } | null = null;
@@ -68,12 +69,8 @@ async function handle(msg: RequestMessage) {
   }
 }
 
-if (!process.send) {
-  console.error('the engine host must be started by its parent (child_process.fork)');
-  process.exit(2);
-}
-port.on('message', (m) => void handle(m));
+port.onMessage((m) => void handle(m));
 // Ctrl-C in a terminal reaches the whole process group: the parent decides (stop, then cancel).
 process.on('SIGINT', () => {});
 // The parent going away ends the host.
-process.on('disconnect', () => process.exit(0));
+port.onParentGone(() => process.exit(0));

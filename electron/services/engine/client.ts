@@ -1,17 +1,19 @@
 /**
  * The parent's side of the engine host: starts the host process, sends typed requests and
- * receives their events and replies. If the host dies (a ggml abort, out of memory, SIGKILL),
+ * receives their events and replies. The process is reached through a `HostPort` (a Node child
+ * process here; an Electron utilityProcess in the app, electron/main/utility-port.ts). If the host dies (a ggml abort, out of memory, SIGKILL),
  * every pending request gets a `host-exited` event with the reason and the last checkpoint
  * seen, then rejects with code `host_exited`: never a hung promise. Start a new host to resume.
  *
  * The host is started by file path, never imported: services/ does not depend on engine-host/.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
 import type { EngineEvent, HostMessage, RequestKind, Requests } from '../../common/engine-api.ts';
 import { fromPlain, HoneError } from '../../common/errors.ts';
 import { findUp, runsCompiled } from '../locate.ts';
+import { childProcessPort, type HostPort } from './host-port.ts';
 
 interface Pending {
   resolve(v: unknown): void;
@@ -37,7 +39,7 @@ export function hostExecArgv(moduleUrl: string = import.meta.url): string[] {
 }
 
 export class EngineHost extends EventEmitter {
-  private child: ChildProcess;
+  private port: HostPort;
   private nextId = 1;
   private pending = new Map<number, Pending>();
   private exited: string | null = null;
@@ -46,19 +48,18 @@ export class EngineHost extends EventEmitter {
 
   /** Starts a host as a Node child process: the compiled host with plain node, or the .ts through tsx. */
   static start(env: NodeJS.ProcessEnv = process.env): EngineHost {
-    return new EngineHost(fork(hostEntry(), [], { execArgv: hostExecArgv(), env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+    return new EngineHost(childProcessPort(fork(hostEntry(), [], { execArgv: hostExecArgv(), env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })));
   }
 
-  constructor(child: ChildProcess) {
+  constructor(port: HostPort) {
     super();
-    this.child = child;
-    child.on('message', (m) => this.onMessage(m as HostMessage));
-    child.on('exit', (code, signal) => this.onExit(signal ? `killed by ${signal}` : `exited with code ${code}`));
-    child.on('error', (e) => this.onExit(`failed: ${e.message}`));
+    this.port = port;
+    port.onMessage((m) => this.onMessage(m as HostMessage));
+    port.onExit((reason) => this.onExit(reason));
   }
 
   get pid(): number | undefined {
-    return this.child.pid;
+    return this.port.pid;
   }
 
   get alive(): boolean {
@@ -70,13 +71,13 @@ export class EngineHost extends EventEmitter {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, onEvent, lastCheckpoint: null });
-      this.child.send({ id, kind, payload });
+      this.port.send({ id, kind, payload });
     });
   }
 
   /** Ends the host (it finishes nothing: use a stop request first to keep a checkpoint). */
   kill(signal: NodeJS.Signals = 'SIGTERM'): void {
-    if (this.alive) this.child.kill(signal);
+    if (this.alive) this.port.kill(signal);
   }
 
   /** Resolves once the host process is gone. */
