@@ -14,6 +14,11 @@ function bad(method: string, arg: string, what: string, value: unknown): HoneErr
   return new HoneError('invalid_argument', `${method}: '${arg}' ${what} (got ${shown === undefined ? 'nothing' : shown.slice(0, 80)})`);
 }
 
+/** Run ids are folder names made by the registry: nothing that can climb out of it. */
+export function isRunId(v: unknown): v is string {
+  return typeof v === 'string' && /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(v) && !v.includes('..');
+}
+
 function checkPath(method: string, arg: string, v: unknown): string {
   if (typeof v !== 'string' || v.length === 0) throw bad(method, arg, 'must be a non-empty path', v);
   if (v.length > MAX_PATH || v.includes('\0')) throw bad(method, arg, 'is not a valid path', v);
@@ -53,8 +58,7 @@ function checkArg(method: string, kind: string, v: unknown): void {
       v.forEach((p, i) => checkPath(method, `paths[${i}]`, p));
       return;
     case 'id':
-      // run ids are folder names made by the registry: nothing that can climb out of it
-      if (typeof v !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(v) || v.includes('..')) throw bad(method, name, 'is not a run id', v);
+      if (!isRunId(v)) throw bad(method, name, 'is not a run id', v);
       return;
     case 'since':
       if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw bad(method, name, 'must be a whole number >= 0', v);
