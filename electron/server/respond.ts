@@ -5,15 +5,13 @@
 import type { ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { STATUS_CODES } from 'node:http';
+import { contentSecurityPolicy } from '../common/csp.ts';
 import type { PlainError } from '../common/errors.ts';
 
 /** `host` is the request's checked Host (`127.0.0.1:PORT`), or null when it was refused. */
 export function securityHeaders(host: string | null): Record<string, string> {
-  const ws = host ? ` ws://${host}` : '';
   return {
-    'Content-Security-Policy':
-      `default-src 'self'; connect-src 'self'${ws}; img-src 'self' data:; style-src 'self' 'unsafe-inline'; ` +
-      "object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+    'Content-Security-Policy': contentSecurityPolicy(host ? [`ws://${host}`] : []),
     'X-Content-Type-Options': 'nosniff',
     'Referrer-Policy': 'no-referrer',
     'X-Frame-Options': 'DENY',
