@@ -9,11 +9,13 @@ export interface BuildEntry {
   in: string;
   /** The output path under out/build/, without `.js`. */
   out: string;
-  /** Module format; `cjs` for a sandboxed Electron preload (it cannot load ES modules). Default `esm`. */
+  /** Module format; `cjs` (written as .cjs) for a sandboxed Electron preload (it cannot load ES modules). Default `esm`. */
   format?: 'esm' | 'cjs';
 }
 
 export const ENTRIES: BuildEntry[] = [
   { in: 'electron/engine-host/host-main.ts', out: 'engine-host/host-main' },
   { in: 'electron/cli/hone.ts', out: 'cli/hone' },
+  { in: 'electron/main/index.ts', out: 'main/main' },
+  { in: 'electron/preload/preload.ts', out: 'preload/preload', format: 'cjs' },
 ];

@@ -33,11 +33,13 @@ export async function build(options: { outdir?: string; entries?: BuildEntry[] }
       format,
       external: ['*.node', 'electron'],
       banner: format === 'esm' ? { js: REQUIRE_SHIM } : undefined,
+      // package.json says "type": "module": a CommonJS bundle needs its own extension
+      outExtension: format === 'cjs' ? { '.js': '.cjs' } : undefined,
       sourcemap: true,
       logLevel: 'warning',
     };
     await esbuild(opts);
-    written.push(...group.map((e) => join(outdir, `${e.out}.js`)));
+    written.push(...group.map((e) => join(outdir, `${e.out}.${format === 'cjs' ? 'cjs' : 'js'}`)));
   }
   return written;
 }

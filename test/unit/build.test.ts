@@ -2,7 +2,8 @@
 // node_modules (so no tsx), and the CLI starts the compiled host, not the TypeScript one.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
@@ -21,7 +22,19 @@ test('the compiled CLI runs with plain node and starts the compiled engine host'
   const out = mkdtempSync(join(tmpdir(), 'hone-build-'));
   t.after(() => rmSync(out, { recursive: true, force: true }));
   const files = await build({ outdir: out });
-  assert.deepEqual(files.sort(), [join(out, 'cli', 'hone.js'), join(out, 'engine-host', 'host-main.js')]);
+  assert.deepEqual(files.sort(), [join(out, 'cli', 'hone.js'), join(out, 'engine-host', 'host-main.js'), join(out, 'main', 'main.js'), join(out, 'preload', 'preload.cjs')]);
+
+  // A sandboxed preload can require nothing but 'electron': everything else must be bundled in.
+  const preload = readFileSync(join(out, 'preload', 'preload.cjs'), 'utf8');
+  assert.deepEqual([...new Set([...preload.matchAll(/\brequire\(["']([^"']+)["']\)/g)].map((m) => m[1]))], ['electron']);
+  assert.ok(preload.includes('exposeInMainWorld'), 'the preload bundle exposes the API');
+  // Main loads no addon and no module outside the bundle but Node's and Electron's own.
+  const main = readFileSync(join(out, 'main', 'main.js'), 'utf8');
+  const imported = [...main.matchAll(/^import .* from ["']([^"']+)["'];?$/gm)].map((m) => m[1]);
+  assert.ok(imported.includes('electron'), imported.join(', '));
+  for (const spec of imported) assert.ok(spec === 'electron' || spec.startsWith('node:') || builtinModules.includes(spec), `main imports ${spec}`);
+  // …and never loads the addon: the engine host's loader is not part of it
+  assert.ok(!main.includes('function loadAddon') && !main.includes('process.dlopen'), 'main contains the addon loader');
 
   const help = runNode([join(out, 'cli', 'hone.js'), '--help']);
   assert.equal(help.status, 0, help.stderr);
