@@ -61,7 +61,7 @@ function bad(method: string, arg: string, what: string, v: unknown): HoneError {
 
 export function validateShellCall(method: unknown, args: unknown): { method: ShellMethod; args: unknown[] } {
   if (typeof method !== 'string' || !Object.prototype.hasOwnProperty.call(SHELL_METHODS, method)) {
-    throw new HoneError('invalid_argument', `unknown shell call ${JSON.stringify(method)?.slice(0, 80)}`);
+    throw new HoneError('unknown_request', `unknown shell call ${JSON.stringify(method)?.slice(0, 80)}`);
   }
   const m = method as ShellMethod;
   const kinds: readonly string[] = SHELL_METHODS[m];
