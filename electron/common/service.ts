@@ -8,6 +8,7 @@
  */
 import type { InspectResult, TrainConfig } from './engine-api.ts';
 import type { PlainError } from './errors.ts';
+import type { ExportProgress, ExportRequest, ExportResult } from './export.ts';
 import type { ModelList, ListedModel } from './models.ts';
 import type { DatasetImport, EngineCapabilities, PlanResult, RunDetail, RunEventRecord, RunSummary } from './runs.ts';
 
@@ -51,6 +52,13 @@ export interface HoneService {
     /** ops.json of the run (running: the graph as scheduled; finished: as it ran), or null before one exists. */
     opReport(id: string): Promise<unknown | null>;
   };
+  exports: {
+    /**
+     * Writes a trained adapter in one format (docs/export.md): atomically, under a temporary
+     * name beside `out`, renamed when complete. Slow steps send `export-progress` events.
+     */
+    create(request: ExportRequest): Promise<ExportResult>;
+  };
   /** Live events of every run and of the engine host; returns the unsubscribe function. */
   subscribe(listener: (e: ServiceEvent) => void): () => void;
 }
@@ -58,7 +66,8 @@ export interface HoneService {
 export type ServiceEvent =
   | { type: 'run'; runId: string; record: RunEventRecord }
   | { type: 'run-status'; run: RunSummary }
-  | { type: 'host-exited'; reason: string; runId: string | null; error: PlainError };
+  | { type: 'host-exited'; reason: string; runId: string | null; error: PlainError }
+  | ExportProgress;
 
 /** Every method by its wire name, with the argument kinds `validateCall` checks. */
 export const SERVICE_METHODS = {
@@ -79,6 +88,7 @@ export const SERVICE_METHODS = {
   'runs.delete': ['id'],
   'runs.events': ['id', 'since?'],
   'runs.opReport': ['id'],
+  'exports.create': ['export'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type ServiceMethod = keyof typeof SERVICE_METHODS;

@@ -4,6 +4,7 @@
  * Errors name the method, the argument and what was wrong. No platform imports.
  */
 import { HoneError } from './errors.ts';
+import { ADAPTER_STORAGES, EXPORT_FORMATS, MERGE_TYPES } from './export.ts';
 import { SERVICE_METHODS, type ServiceMethod } from './service.ts';
 import { isOptionKey, OPTION_KINDS } from './settings-schema.ts';
 
@@ -46,6 +47,46 @@ function checkOption(method: string, key: string, v: unknown): void {
   }
 }
 
+const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+const EXPORT_KEYS = ['run', 'adapter', 'model', 'format', 'out', 'type', 'storage'];
+
+/**
+ * An export request (common/export.ts): a run (id or folder path) or an adapter with its model,
+ * never both; a known format; `type` only for merged, `storage` only for gguf; `out` a path,
+ * required when there is no run folder to put the export in.
+ */
+function checkExport(method: string, v: unknown): void {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) throw bad(method, 'request', 'must be an object {run | adapter, model; format; out?}', v);
+  const r = v as Record<string, unknown>;
+  for (const k of Object.keys(r)) if (r[k] !== undefined && !EXPORT_KEYS.includes(k)) throw bad(method, `request.${k}`, `is not known (${EXPORT_KEYS.join(', ')})`, r[k]);
+  const oneOf = (key: string, list: readonly string[]) => {
+    if (!list.includes(r[key] as string)) throw bad(method, `request.${key}`, `must be one of ${list.join(', ')}`, r[key]);
+  };
+  oneOf('format', EXPORT_FORMATS);
+  const fromRun = r.run !== undefined;
+  const fromFiles = r.adapter !== undefined || r.model !== undefined;
+  if (fromRun === fromFiles) throw bad(method, 'request', fromRun ? 'gives both a run and adapter/model files: give one of them' : 'must give a run, or an adapter with its model', v);
+  if (fromRun) {
+    if (typeof r.run !== 'string' || (!RUN_ID.test(r.run) && !/[\\/]/.test(r.run))) throw bad(method, 'request.run', 'must be a run id or the path of a run folder', r.run);
+    if (/[\\/]/.test(r.run)) checkPath(method, 'request.run', r.run);
+    else if (r.run.includes('..')) throw bad(method, 'request.run', 'is not a run id', r.run);
+  } else {
+    if (r.format === 'axolotl') throw bad(method, 'request', "exports a run's dataset and recipe: it needs a run, not an adapter file", v);
+    checkPath(method, 'request.adapter', r.adapter);
+    checkPath(method, 'request.model', r.model);
+    if (r.out === undefined) throw bad(method, 'request.out', 'is required when exporting an adapter file (there is no run folder to put the export in)', r.out);
+  }
+  if (r.out !== undefined) checkPath(method, 'request.out', r.out);
+  if (r.type !== undefined) {
+    if (r.format !== 'merged') throw bad(method, 'request.type', `is only for the merged format (a re-quantized model), not ${r.format}`, r.type);
+    oneOf('type', MERGE_TYPES);
+  }
+  if (r.storage !== undefined) {
+    if (r.format !== 'gguf') throw bad(method, 'request.storage', `is only for the gguf format (how the adapter stores A and B), not ${r.format}`, r.storage);
+    oneOf('storage', ADAPTER_STORAGES);
+  }
+}
+
 function checkArg(method: string, kind: string, v: unknown): void {
   const name = kind.replace(/\?$/, '');
   if (kind.endsWith('?') && v === undefined) return;
@@ -83,6 +124,9 @@ function checkArg(method: string, kind: string, v: unknown): void {
       for (const [k, val] of Object.entries(s)) if (val !== undefined) checkOption(method, k, val);
       return;
     }
+    case 'export':
+      checkExport(method, v);
+      return;
     default:
       throw new HoneError('internal', `${method}: no validator for argument kind '${kind}'`);
   }
