@@ -18,7 +18,7 @@ const storage = (() => {
     return undefined;
   }
 })();
-const env: AppEnv = { service: link.service, files: link.files, connection: link.connection, store: createAppStore({ storage }) };
+const env: AppEnv = { service: link.service, files: link.files, shell: link.shell, connection: link.connection, store: createAppStore({ storage }) };
 startApp(env);
 
 createRoot(document.getElementById('root')!).render(

@@ -8,6 +8,7 @@ import { loadModels } from '../actions/models.ts';
 import { planNow, startPlanScheduler } from '../actions/plan.ts';
 import { followRun, loadRunOps } from '../actions/run.ts';
 import { loadRuns } from '../actions/runs.ts';
+import { handleShellCommand } from '../actions/shell.ts';
 import { realTimers, watchSettled, type Timers } from '../lib/watch.ts';
 import { createEventBatcher } from '../store/event-batcher.ts';
 import { failed, loading, ready } from '../store/loadable.ts';
@@ -87,6 +88,9 @@ export function startApp(env: AppEnv, opts: { timers?: Timers; batchMs?: number 
     opts.timers,
   );
 
+  // the app menu (File ▸ Open Model…) in the desktop app
+  const offCommands = env.shell?.onCommand((c) => handleShellCommand(env, c));
+
   let wasDown = false;
   const offConnection = env.connection?.on((info) => {
     if (info.state === 'closed') wasDown = true;
@@ -105,5 +109,6 @@ export function startApp(env: AppEnv, opts: { timers?: Timers; batchMs?: number 
     offPlan();
     offInspect();
     offConnection?.();
+    offCommands?.();
   };
 }

@@ -7,6 +7,7 @@ import { useMemo, useState, type DragEvent } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { ListedModel } from '../../../../electron/common/models.ts';
 import { addModelFolder, loadModels, openModelPath } from '../../actions/models.ts';
+import { pickModelFile } from '../../actions/shell.ts';
 import { useApp, useEnv } from '../../app/context.tsx';
 import { go } from '../../app/route.ts';
 import { PathForm } from '../../components/fields.tsx';
@@ -127,6 +128,11 @@ export function ModelsView() {
         <div className="stack">
           <Card title="Open or add">
             <div className="stack-tight">
+              {env.shell && (
+                <button type="button" className="btn" onClick={() => void pickModelFile(env)} disabled={pick.status === 'loading'}>
+                  <Icon name="models" /> Choose a .gguf file…
+                </button>
+              )}
               <PathForm label="A .gguf file by path" button="Open" placeholder="/models/qwen3-4b-q4_k_m.gguf" busy={pick.status === 'loading'} onSubmit={(p) => void openModelPath(env, p)} testId="model-path" />
               <PathForm label="A folder to scan from now on" button="Add folder" placeholder="/models" busy={pick.status === 'loading'} onSubmit={(p) => void addModelFolder(env, p)} testId="model-folder" />
               {env.files.kind === 'upload' && <p className="field-hint">Paths are on the machine running Hone.</p>}

@@ -3,6 +3,7 @@
  * can be done with it: follow it in Train, resume, continue for more steps, delete.
  */
 import { useEffect, useState } from 'react';
+import { toPlain } from '../../../../electron/common/errors.ts';
 import type { RunSummary } from '../../../../electron/common/runs.ts';
 import { followRun, resumeRun } from '../../actions/run.ts';
 import { continueRun, deleteRun, loadRunCompare } from '../../actions/runs.ts';
@@ -21,6 +22,7 @@ export function RunDetailCard({ run, onClose }: { run: RunSummary; onClose(): vo
   const action = useApp((s) => s.run.action);
   const [confirm, setConfirm] = useState(false);
   const [more, setMore] = useState(100);
+  const [folderError, setFolderError] = useState<unknown>(null);
   useEffect(() => {
     if (!detail) void loadRunCompare(env, run.id);
   }, [detail, env, run.id]);
@@ -58,8 +60,22 @@ export function RunDetailCard({ run, onClose }: { run: RunSummary; onClose(): vo
           )}
         </dd>
         <dt>Folder</dt>
-        <dd>{folder ? <><span className="mono path-text">{folder}</span> <CopyButton text={folder} label="Copy folder path" /></> : '–'}</dd>
+        <dd>
+          {folder ? (
+            <>
+              <span className="mono path-text">{folder}</span> <CopyButton text={folder} label="Copy folder path" />
+              {env.shell && (
+                <button type="button" className="btn btn-small" onClick={() => env.shell!.showRunFolder(run.id).then(() => setFolderError(null), setFolderError)}>
+                  Show in folder
+                </button>
+              )}
+            </>
+          ) : (
+            '–'
+          )}
+        </dd>
       </dl>
+      {folderError != null && <ErrorNotice error={toPlain(folderError)} title="The folder could not be opened" />}
       {run.error && <ErrorNotice error={run.error} title="The run ended with an error" />}
       {action.status === 'error' && <ErrorNotice error={action.error!} title="That did not work" />}
       <div className="row-gap">
