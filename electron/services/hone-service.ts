@@ -8,6 +8,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { InspectResult, TokenStats, TrainConfig } from '../common/engine-api.ts';
 import { HoneError, toPlain } from '../common/errors.ts';
+import type { ExportRequest, ExportResult } from '../common/export.ts';
 import type { ListedModel, ModelList } from '../common/models.ts';
 import type { DatasetImport, EngineCapabilities, PlanResult, RunDetail, RunEventRecord, RunSummary } from '../common/runs.ts';
 import type { HoneService, RunSettings, ServiceEvent } from '../common/service.ts';
@@ -20,6 +21,7 @@ import { findUp } from './locate.ts';
 import { ModelCatalog } from './models/index.ts';
 import { reason } from './models/fs-errors.ts';
 import { checkpointsDir } from './runs/checkpoints.ts';
+import { createExport, type MergeFn } from './export/create-export.ts';
 import { EventsLog } from './runs/events-log.ts';
 import { LiveRun } from './runs/live-run.ts';
 import { RunRegistry } from './runs/registry.ts';
@@ -170,6 +172,21 @@ export class NodeHoneService implements HoneService {
     },
   };
 
+  readonly exports = {
+    create: async (request: ExportRequest): Promise<ExportResult> => {
+      validateCall('exports.create', [request]);
+      return createExport(request, {
+        lookupRun: (id) => {
+          this.registry.mustExist(id);
+          return this.registry.folder(id);
+        },
+        merge: this.merge,
+        defaults: () => this.trainDefaults(),
+        onProgress: (p) => this.emit(p),
+      });
+    },
+  };
+
   subscribe(listener: (e: ServiceEvent) => void): () => void {
     this.listeners.add(listener);
     return () => {
@@ -316,6 +333,19 @@ export class NodeHoneService implements HoneService {
     p.then(forget, forget);
     return p;
   }
+
+  /** The engine host's merge, a short job like a plan (`busy` while a run trains); `unsupported` from a host without it. */
+  private merge: MergeFn = (payload, onProgress) =>
+    this.hostJob(async () => {
+      try {
+        return await this.hosts.get().request('merge', payload, (e) => {
+          if (e.type === 'merge-progress') onProgress(e.done, e.total, e.tensor);
+        });
+      } catch (err) {
+        if (toPlain(err).code !== 'unknown_request') throw err;
+        throw new HoneError('unsupported', "this engine host cannot merge yet (it does not know the 'merge' request)");
+      }
+    });
 
   /** Settles once no plan or inspection is in flight on the host. */
   private async hostIdle(): Promise<void> {

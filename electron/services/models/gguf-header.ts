@@ -31,11 +31,19 @@ export interface GgufTensorInfo {
   bytes: number;
 }
 
+/** How a key's value is stored: a GGUF value type name (`u32`, `f32`, `string`…), and for arrays their items' type. */
+export interface GgufValueType {
+  type: string;
+  itemType?: string;
+}
+
 export interface GgufHeader {
   path: string;
   version: number;
   fileSize: number;
   kv: Map<string, GgufValue>;
+  /** Each key's stored type, so a writer can copy a value exactly as it was. */
+  kvTypes: Map<string, GgufValueType>;
   tensors: GgufTensorInfo[];
   alignment: number;
   /** First byte of the tensor data section. */
@@ -49,6 +57,8 @@ export interface ReadHeaderOptions {
   maxHeaderBytes?: number;
   /** Size of the first read; later reads grow the buffer to what the parser needs. */
   chunkBytes?: number;
+  /** Arrays up to this length are decoded (default KEPT_ARRAY_ITEMS); longer ones are summarised. */
+  keptArrayItems?: number;
 }
 
 export const DEFAULT_MAX_HEADER_BYTES = 256 * 1024 * 1024;
@@ -96,7 +106,7 @@ export async function readGgufHeader(path: string, options: ReadHeaderOptions = 
     await file.growTo(Math.min(chunkBytes, fileSize));
     checkMagic(path, file.bytes, fileSize);
     for (;;) {
-      const parser = new Parser(path, file.bytes, file.length, fileSize, maxHeaderBytes);
+      const parser = new Parser(path, file.bytes, file.length, fileSize, maxHeaderBytes, options.keptArrayItems ?? KEPT_ARRAY_ITEMS);
       try {
         return { ...parser.header(), bytesRead: file.length };
       } catch (err) {
@@ -166,6 +176,7 @@ class Parser {
     private length: number,
     private fileSize: number,
     private maxHeaderBytes: number,
+    private keptArrayItems: number,
   ) {}
 
   header(): Omit<GgufHeader, 'bytesRead'> {
@@ -183,13 +194,17 @@ class Parser {
     }
     if (least > this.maxHeaderBytes) throw this.bad(`${declared}, more than a header of at most ${mib(this.maxHeaderBytes)} can hold`);
     const kv = new Map<string, GgufValue>();
+    const kvTypes = new Map<string, GgufValueType>();
     for (let i = 0; i < nKv; i++) {
       this.where = `key/value pair ${i + 1} of a declared ${nKv}`;
       const key = this.string('key');
       if (key === '') throw this.bad(`key/value pair ${i + 1} has an empty key`);
       if (kv.has(key)) throw this.bad(`key '${key}' appears twice`);
       this.where = `key '${key}' (key/value pair ${i + 1} of a declared ${nKv})`;
-      kv.set(key, this.value(this.u32(), key));
+      const type = this.u32();
+      const itemAt = this.pos;
+      kv.set(key, this.value(type, key));
+      kvTypes.set(key, type === ARRAY ? { type: 'array', itemType: VALUE_TYPES[this.bytes.readUInt32LE(itemAt)] } : { type: VALUE_TYPES[type] });
     }
     const alignment = this.alignment(kv);
     const tensors: GgufTensorInfo[] = [];
@@ -208,7 +223,7 @@ class Parser {
         throw this.bad(`tensor '${t.name}' data ends at byte ${end}, past the end of the file (${this.fileSize} bytes): the file is truncated`);
       }
     }
-    return { path: this.path, version, fileSize: this.fileSize, kv, tensors, alignment, dataOffset };
+    return { path: this.path, version, fileSize: this.fileSize, kv, kvTypes, tensors, alignment, dataOffset };
   }
 
   private checkVersion(version: number): void {
@@ -275,7 +290,7 @@ class Parser {
     const itemBytes = SCALAR_BYTES[itemType];
     if (itemType !== STRING && itemBytes === undefined) throw this.unknownType(itemType, key, this.pos - 12);
     if (length > MAX_ARRAY_ITEMS) throw this.bad(`key '${key}' declares an array of ${length} items; GGUF allows at most ${MAX_ARRAY_ITEMS}`);
-    if (length <= KEPT_ARRAY_ITEMS) {
+    if (length <= this.keptArrayItems) {
       const items: GgufValue[] = [];
       for (let i = 0; i < length; i++) items.push(this.value(itemType, key));
       return items;
