@@ -21,6 +21,8 @@ const USAGE = `usage:
   hone train --model M.gguf --data PATH... --out DIR [options] [--config FILE] [--json]
   hone train --out DIR --resume [CHECKPOINT]     continue a stopped run (Ctrl-C writes a checkpoint)
   hone train --demo                              a tiny model and a small dataset about Hone, about a minute on a CPU
+  hone export --run DIR | --adapter A.gguf --model M.gguf --format gguf|peft|merged|ollama|axolotl [--out PATH]
+              [--type q4_k_m|q5_k_m|q8_0|f16] [--storage f32|f16|q8_0] [--json]   (hone export --help; docs/export.md)
   hone serve [--port N] [--host H] [--data-dir D]  the app in a browser (docs/web-mode.md)
   hone start [serve options]                     the demo, then the app in web mode with the demo's model listed
 
@@ -175,6 +177,7 @@ export async function main(argv: string[]): Promise<number> {
   const [cmd, sub, ...rest] = argv;
   if (cmd === 'data' && sub === 'inspect') return inspect(rest);
   if (cmd === 'train') return train(argv.slice(1));
+  if (cmd === 'export') return (await import('./export.ts')).exportCommand(argv.slice(1));
   // loaded on demand: the other commands need neither the server nor ws
   if (cmd === 'serve') return (await import('./serve.ts')).serve(argv.slice(1), serveService);
   if (cmd === 'start') {
