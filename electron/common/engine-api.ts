@@ -119,6 +119,22 @@ export interface TrainResult {
   finalLoss: number | null;
 }
 
+/** The types a merge may re-quantize its merged tensors to (none: each keeps its base type). */
+export type MergeType = 'q4_k_m' | 'q5_k_m' | 'q8_0' | 'f16';
+
+export interface MergeResult {
+  path: string;
+  bytes: number;
+  /** Tensors with a LoRA added, re-quantized. */
+  merged: number;
+  /** Tensors copied byte for byte. */
+  copied: number;
+  /** Merged tensors written in another type than asked (a row length the type's block does not divide). */
+  fallbacks: number;
+  /** What the merge did that was not asked: each fallback, a base other than the adapter was trained on. */
+  notes: string[];
+}
+
 export type EngineEvent =
   | { type: 'phase'; phase: 'scan' | 'load' | 'render' | 'build' | 'train' | 'save'; message: string }
   | {
@@ -142,7 +158,9 @@ export type EngineEvent =
    */
   | { type: 'checkpoint-failed'; step: number; microBatch: number; code: string; message: string; lastGood: string | null; held: boolean }
   | { type: 'tokens'; stats: TokenStats }
-  | { type: 'host-exited'; reason: string; lastCheckpoint: string | null };
+  | { type: 'host-exited'; reason: string; lastCheckpoint: string | null }
+  /** A merge wrote tensor `done` of `total`. */
+  | { type: 'merge-progress'; done: number; total: number; tensor: string };
 
 export interface Requests {
   inspect: { payload: { model: string; data: string[]; config: Partial<TrainConfig> }; result: InspectResult };
@@ -163,6 +181,11 @@ export interface Requests {
   capabilities: { payload: Record<string, never>; result: import('./runs.ts').EngineCapabilities };
   /** Memory per pool and op placement of the graph `config` would train, nothing allocated for compute. */
   plan: { payload: { config: TrainConfig }; result: import('./runs.ts').PlanResult };
+  /**
+   * base + scale·B·A as a new GGUF at `out` (docs/adapter-format.md): written under a temporary
+   * name and renamed; `cancel` stops it and leaves nothing under `out`.
+   */
+  merge: { payload: { model: string; adapter: string; out: string; type?: MergeType; scale?: number }; result: MergeResult };
 }
 
 export type RequestKind = keyof Requests;

@@ -14,6 +14,7 @@ export const ERROR_CODES = {
   unsupported: 'valid input the engine cannot handle yet (an architecture, an op)',
   out_of_memory: 'an allocation failed or the memory plan does not fit',
   cancelled: 'the run was asked to stop',
+  adapter_mismatch: 'an adapter was made for another base: architecture, tensor names or shapes (the message names each)',
   internal: 'a bug, or a broken install (a missing addon): please report',
   // The addon (native/binding).
   disposed: 'an engine object was used after dispose()',

@@ -113,6 +113,13 @@ export interface NativeTrainer {
   dispose(): void;
 }
 
+export interface NativeMergeProgress {
+  done: number;
+  total: number;
+  tensor: string;
+  merged: boolean;
+}
+
 export interface HoneAddon {
   Model: { load(o: { path: string; backend?: string; gpuPrecision?: string; threads?: number }): Promise<NativeModel> };
   Adapter: {
@@ -120,6 +127,14 @@ export interface HoneAddon {
     load(model: NativeModel, path: string): Promise<NativeAdapter>;
   };
   Trainer: { create(model: NativeModel, adapter: NativeAdapter, params: TrainerParams): Promise<NativeTrainer> };
+  /**
+   * hone_merge: the adapter merged into the model as a new GGUF. onProgress follows every tensor;
+   * returning false cancels (a rejection with code 'cancelled', nothing left under `out`).
+   */
+  merge(
+    params: { model: string; adapter: string; out: string; type?: string; scale?: number; threads?: number },
+    onProgress?: (p: NativeMergeProgress) => boolean | void,
+  ): Promise<{ path: string; bytes: number; merged: number; copied: number; fallbacks: number; notes: string[] }>;
   /** hone_capabilities_json: backends, trainable architectures, defaults (snake_case keys). */
   capabilities(): string;
   /** hone_text_windows: where a text of nTokens is cut into windows of ctx + 1 tokens (overlap 1). */

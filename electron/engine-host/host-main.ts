@@ -8,6 +8,7 @@ import { HoneError, toPlain } from '../common/errors.ts';
 import { loadAddon, type HoneAddon } from './binding.ts';
 import { readCapabilities } from './capabilities.ts';
 import { inspectJob, RunControl, trainJob } from './jobs.ts';
+import { mergeJob } from './merge.ts';
 import { parentPort } from './parent-port.ts';
 import { PlanModelCache, planJob } from './plan.ts';
 
@@ -60,6 +61,7 @@ async function handle(msg: RequestMessage) {
       planModels.drop(); // the run loads its own model: never two copies resident
       result = await trainJob(addon, msg.payload as never, emit, control);
     }
+    else if (msg.kind === 'merge') result = await mergeJob(addon, msg.payload as Requests['merge']['payload'], emit, control);
     else throw new HoneError('unknown_request', `unknown request '${String(msg.kind)}'`);
     reply({ id: msg.id, ok: true, result });
   } catch (e) {

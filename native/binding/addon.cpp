@@ -2,6 +2,7 @@
 // (NAPI_VERSION 8), so the same .node file loads in Node and in Electron.
 #include "adapter_wrap.h"
 #include "common.h"
+#include "merge.h"
 #include "model_wrap.h"
 #include "renderer_wrap.h"
 #include "trainer_wrap.h"
@@ -37,6 +38,7 @@ static Napi::Object InitAddon(Napi::Env env, Napi::Object exports) {
     exports.Set("Renderer", RendererWrap::Init(env, data));
     exports.Set("Trainer", TrainerWrap::Init(env, data));
     exports.Set("capabilities", Napi::Function::New(env, Capabilities, "capabilities"));
+    exports.Set("merge", Napi::Function::New(env, Merge, "merge"));
     exports.Set("textWindows", Napi::Function::New(env, TextWindows, "textWindows"));
     exports.Set("napiVersion", Napi::Number::New(env, NAPI_VERSION));
     return exports;

@@ -10,6 +10,8 @@ int cmd_scan(int argc, char ** argv);
 int cmd_probe_arch(int argc, char ** argv);
 int cmd_render(int argc, char ** argv);
 int cmd_score(int argc, char ** argv);
+int cmd_merge(int argc, char ** argv);
+int cmd_compare_logits(int argc, char ** argv);
 
 // Prints an error as text, or as a JSON event when `json`; returns the exit code to use.
 int report_error(bool json, const char * code, const std::string & message);

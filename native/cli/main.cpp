@@ -28,7 +28,11 @@ static const char * USAGE =
     "             (a tiny model of any architecture llama.cpp loads, made by answering its loader; then scanned)\n"
     "  hone-train render --model M.gguf --data EXAMPLES.jsonl [--chat-template-file T.jinja] [--loss assistant|all]\n"
     "             [--ignore-weights]   (one JSON line per example: text, tokens, loss mask, token byte spans)\n"
-    "  hone-train score --model M.gguf [--adapter A.gguf] --data D [--ctx 256] [--json]\n";
+    "  hone-train score --model M.gguf [--adapter A.gguf] --data D [--ctx 256] [--json]\n"
+    "  hone-train merge --model M.gguf --adapter A.gguf --out MERGED.gguf [--type q4_k_m|q5_k_m|q8_0|f16] [--scale 1]\n"
+    "             [--threads N] [--json]   (base + scale * B·A as a new GGUF; untouched tensors copied)\n"
+    "  hone-train compare-logits --model A.gguf [--adapter X.gguf] --model-b B.gguf [--adapter-b Y.gguf] --text \"...\" [--json]\n"
+    "             (llama.cpp's logits of both on the same tokens, and how far apart they are)\n";
 
 int report_error(bool json, const char * code, const std::string & message) {
     if (json) {
@@ -52,6 +56,8 @@ int main(int argc, char ** argv) {
         if (argc >= 2 && !strcmp(argv[1], "scan")) return cmd_scan(argc, argv);
         if (argc >= 2 && !strcmp(argv[1], "render")) return cmd_render(argc, argv);
         if (argc >= 2 && !strcmp(argv[1], "score")) return cmd_score(argc, argv);
+        if (argc >= 2 && !strcmp(argv[1], "merge")) return cmd_merge(argc, argv);
+        if (argc >= 2 && !strcmp(argv[1], "compare-logits")) return cmd_compare_logits(argc, argv);
         if (argc >= 2 && !strcmp(argv[1], "train")) return cmd_train(argc - 1, argv + 1);
         return cmd_train(argc, argv);
     } catch (const UsageError & e) {

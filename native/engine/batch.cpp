@@ -22,7 +22,7 @@ PreparedSeq prepare_sequence(const hone_sequence & s, int T, int32_t pad_token) 
 }
 
 uint64_t fingerprint(const std::vector<PreparedSeq> & seqs) {
-    uint64_t h = 1469598103934665603ULL;
+    uint64_t h = 14695981039346656037ULL; // FNV-1a 64 offset basis
     auto mix = [&](const void * data, size_t n) {
         const uint8_t * b = static_cast<const uint8_t *>(data);
         for (size_t i = 0; i < n; i++) { h ^= b[i]; h *= 1099511628211ULL; }

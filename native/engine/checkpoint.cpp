@@ -37,12 +37,6 @@ static void sync_path(const fs::path & p) {
 #endif
 }
 
-static std::string hex64(uint64_t v) {
-    char b[17];
-    snprintf(b, sizeof(b), "%016" PRIx64, v);
-    return b;
-}
-
 static std::string checkpoint_name(const RunPosition & pos) {
     return pos.micro ? strfmt("%lld-%d", (long long) pos.step, pos.micro) : std::to_string(pos.step);
 }
@@ -60,32 +54,10 @@ static bool parse_name(const std::string & s, int64_t & step, int & micro) {
     return true;
 }
 
-// What identifies the base model a checkpoint was trained on, cheaply for a file of many GB:
-// its size and a 64-bit FNV-1a of its header (metadata and tensor infos) and of the first and
-// last MiB of tensor data. A different model, a re-quantized or fine-tuned copy all differ.
+// What identifies the base model a checkpoint was trained on (gguf_fingerprint).
 static json model_identity(const hone_model & m) {
-    std::error_code ec;
-    const uint64_t size = (uint64_t) fs::file_size(m.path, ec);
-    if (ec) fail(HONE_E_IO, "%s: cannot read the model to fingerprint it: %s", m.path.c_str(), ec.message().c_str());
-    std::ifstream f(m.path, std::ios::binary);
-    uint64_t h = 1469598103934665603ULL;
-    std::vector<char> buf(1 << 20);
-    auto mix_range = [&](uint64_t from, uint64_t n) {
-        f.clear();
-        f.seekg((std::streamoff) from);
-        while (n > 0 && f) {
-            const size_t want = (size_t) std::min<uint64_t>(n, buf.size());
-            f.read(buf.data(), (std::streamsize) want);
-            const size_t got = (size_t) f.gcount();
-            for (size_t i = 0; i < got; i++) { h ^= (uint8_t) buf[i]; h *= 1099511628211ULL; }
-            n -= got;
-            if (got < want) break;
-        }
-    };
-    const uint64_t data_off = gguf_get_data_offset(m.gguf), mib = 1 << 20;
-    mix_range(0, std::min(size, data_off + mib));
-    if (size > data_off + mib) mix_range(std::max(data_off + mib, size - mib), std::min(mib, size - data_off - mib));
-    return json{ { "path", m.path }, { "size", size }, { "fingerprint", hex64(h) } };
+    const FileFingerprint fp = gguf_fingerprint(m.path, m.gguf);
+    return json{ { "path", m.path }, { "size", fp.size }, { "fingerprint", hex64(fp.hash) } };
 }
 
 static json params_json(const hone_train_params & p) {

@@ -41,6 +41,7 @@ extern "C" const char * hone_status_name(int s) {
         case HONE_E_UNSUPPORTED: return "unsupported";
         case HONE_E_MEMORY: return "out_of_memory";
         case HONE_E_CANCELLED: return "cancelled";
+        case HONE_E_MISMATCH: return "adapter_mismatch";
         default: return "internal";
     }
 }

@@ -3,9 +3,12 @@
 #include "error.h"
 #include "ggml.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <cinttypes>
 #include <cstring>
 #include <fstream>
+#include <vector>
 #include <sys/stat.h>
 
 #ifdef _WIN32
@@ -64,6 +67,38 @@ gguf_context * open_gguf_checked(const std::string & path, ggml_context ** meta)
         }
     }
     return ctx;
+}
+
+FileFingerprint gguf_fingerprint(const std::string & path, const gguf_context * g) {
+    FileFingerprint fp;
+    fp.size = file_size_or_fail(path);
+    std::ifstream f(path, std::ios::binary);
+    if (!f) fail(HONE_E_IO, "%s: cannot open to fingerprint it: %s", path.c_str(), strerror(errno));
+    uint64_t h = 14695981039346656037ULL; // FNV-1a 64 offset basis
+    std::vector<char> buf(1 << 20);
+    auto mix_range = [&](uint64_t from, uint64_t n) {
+        f.clear();
+        f.seekg((std::streamoff) from);
+        while (n > 0 && f) {
+            const size_t want = (size_t) std::min<uint64_t>(n, buf.size());
+            f.read(buf.data(), (std::streamsize) want);
+            const size_t got = (size_t) f.gcount();
+            for (size_t i = 0; i < got; i++) { h ^= (uint8_t) buf[i]; h *= 1099511628211ULL; }
+            n -= got;
+            if (got < want) break;
+        }
+    };
+    const uint64_t size = fp.size, data_off = gguf_get_data_offset(g), mib = 1 << 20;
+    mix_range(0, std::min(size, data_off + mib));
+    if (size > data_off + mib) mix_range(std::max(data_off + mib, size - mib), std::min(mib, size - data_off - mib));
+    fp.hash = h;
+    return fp;
+}
+
+std::string hex64(uint64_t v) {
+    char b[17];
+    snprintf(b, sizeof(b), "%016" PRIx64, v);
+    return b;
 }
 
 #ifdef _WIN32

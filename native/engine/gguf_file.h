@@ -31,6 +31,17 @@ class ReadOnlyMap {
 #endif
 };
 
+// What identifies a GGUF file cheaply, even one of many GB: its size and a 64-bit FNV-1a of its
+// header (metadata and tensor infos) and of the first and last MiB of tensor data. A different
+// model, a re-quantized or fine-tuned copy all differ. `g` is the file's parsed header.
+struct FileFingerprint {
+    uint64_t size = 0;
+    uint64_t hash = 0;
+};
+FileFingerprint gguf_fingerprint(const std::string & path, const gguf_context * g);
+// 16 lower-case hex digits.
+std::string hex64(uint64_t v);
+
 // Typed key lookups that accept any integer width; `required` keys throw when missing.
 uint32_t gguf_u32(const gguf_context * ctx, const std::string & key, bool required, uint32_t def = 0);
 float    gguf_f32(const gguf_context * ctx, const std::string & key, float def);

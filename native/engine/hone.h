@@ -20,6 +20,7 @@ typedef enum {
     HONE_E_MEMORY = 5,      // an allocation failed or the plan does not fit
     HONE_E_CANCELLED = 6,   // the progress callback asked to stop
     HONE_E_INTERNAL = 7,    // a bug: please report
+    HONE_E_MISMATCH = 8,    // an adapter does not fit this base (architecture, tensor names or shapes)
 } hone_status;
 
 // A stable snake_case name for a status ("ok", "invalid_argument", "io_error", ...): the
@@ -97,9 +98,14 @@ typedef struct {
 
 hone_adapter_params hone_adapter_default_params(void);
 hone_status hone_adapter_init(hone_model * model, const hone_adapter_params * params, hone_adapter ** out, hone_error * err);
-// Loads a llama.cpp LoRA GGUF (F32/F16 tensors) for this model.
+// Loads a llama.cpp LoRA GGUF (F32/F16 tensors) for this model. An adapter made for another
+// architecture or other shapes is refused (HONE_E_MISMATCH) naming every tensor that does not
+// fit, with its shape and the one the base needs.
 hone_status hone_adapter_load(hone_model * model, const char * path, hone_adapter ** out, hone_error * err);
-// Writes a llama.cpp LoRA GGUF (temp file + rename: no partial file under `path`).
+// Writes a llama.cpp LoRA GGUF (temp file + rename: no partial file under `path`) with a hone.*
+// block: the base file's name and fingerprint, rank and targets and, once a trainer has used
+// the adapter, its run config, steps, last train/eval loss and data digests
+// (docs/adapter-format.md).
 hone_status hone_adapter_save(const hone_adapter * adapter, const char * path, hone_error * err);
 // Adds gaussian noise of stddev `sigma` to every B (tests: a B of zero gives dL/dA = 0).
 void        hone_adapter_perturb_b(hone_adapter * adapter, float sigma, uint64_t seed);
@@ -290,6 +296,55 @@ hone_status hone_forward_logits(hone_model * model, hone_adapter * adapter, cons
 // file applied through llama.cpp's own loader, writing n_tokens * n_vocab logits.
 hone_status hone_reference_logits(const char * model_path, const char * adapter_path, const int32_t * tokens,
                                   int32_t n_tokens, int n_threads, float * logits, hone_error * err);
+
+// ---- merge ------------------------------------------------------------------------------
+// A LoRA merged into its base as a new GGUF: every adapted tensor becomes W + s * B·A with
+// s = scale * alpha / r (llama.cpp's own scale: alpha = adapter.lora.alpha, r = lora_b's rows;
+// alpha 0: s = scale), the product llama.cpp adds at inference, so the merged model without an
+// adapter computes what the base computes with it. Adapted tensors are re-quantized to their
+// base type, or to `type`; a row length the type's block does not divide falls back as
+// llama-quantize does (on_note says so). Every other tensor is copied byte for byte and every
+// metadata key is kept, plus hone.merged.* (docs/adapter-format.md). Streamed tensor by tensor:
+// memory for a few tensors, not the model. Written to <out_path>.tmp and renamed: a failed or
+// cancelled merge leaves nothing under out_path and removes the temporary file.
+// An adapter for another architecture or shapes is refused (HONE_E_MISMATCH, naming each).
+
+typedef struct {
+    const char * model_path;   // the base GGUF
+    const char * adapter_path; // a llama.cpp LoRA GGUF (F32, F16 or quantized A/B)
+    const char * out_path;     // the merged GGUF
+    const char * type;         // NULL or "": each merged tensor keeps its base type; "q4_k_m" (Q4_K),
+                               // "q5_k_m" (Q5_K), "q8_0" or "f16": merged tensors in that type
+    float scale;               // the adapter's strength, as llama.cpp's adapter scale (1: as trained)
+    int n_threads;             // <= 0: all hardware threads
+    int32_t test_cancel_after; // tests: cancel after this many tensors (< 0: never)
+} hone_merge_params;
+
+hone_merge_params hone_merge_default_params(void);
+
+typedef struct {
+    int32_t done;          // tensors written, 1..total
+    int32_t total;         // tensors of the model
+    const char * tensor;   // the tensor just written
+    bool merged;           // it carried a LoRA (else it was copied)
+} hone_merge_progress;
+
+typedef struct {
+    bool (*on_progress)(const hone_merge_progress * progress, void * user_data); // after every tensor; false: cancel
+    void (*on_note)(const char * message, void * user_data); // a fallback type, a base other than the adapter's
+    void * user_data;
+} hone_merge_callbacks;
+
+typedef struct {
+    int64_t bytes;      // size of the merged file
+    int32_t merged;     // tensors with a LoRA added
+    int32_t copied;     // tensors copied byte for byte
+    int32_t fallbacks;  // merged tensors written in another type than asked
+} hone_merge_result;
+
+// HONE_E_CANCELLED when on_progress returned false.
+hone_status hone_merge(const hone_merge_params * params, const hone_merge_callbacks * callbacks, hone_merge_result * result,
+                       hone_error * err);
 
 // ---- data: rendering examples into tokens and a loss mask -------------------------------
 // A renderer holds a model's chat template (Jinja, run by llama.cpp's common/ engine) and

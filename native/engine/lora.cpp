@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <random>
 
 using namespace hone;
@@ -40,6 +41,82 @@ ggml_tensor * target_weight(const hone_model & m, uint32_t target, int il) {
         case HONE_TARGET_FFN_DOWN: return L.ffn_down;
         default: return nullptr;
     }
+}
+
+static bool ends_with(const std::string & s, const std::string & suf) {
+    return s.size() >= suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
+}
+
+static std::string shape(const ggml_tensor * t) {
+    std::string s = strfmt("[%lld", (long long) t->ne[0]);
+    for (int d = 1; d < ggml_n_dims(t); d++) s += strfmt(", %lld", (long long) t->ne[d]);
+    return s + (ggml_n_dims(t) == 1 ? ", 1]" : "]");
+}
+
+std::vector<AdapterPair> match_adapter(const std::string & path, const gguf_context * g, ggml_context * meta,
+                                       const std::string & base_arch, const std::string & base_desc,
+                                       const std::function<const ggml_tensor *(const std::string &)> & base_tensor) {
+    if (gguf_str(g, "general.type") != "adapter" || gguf_str(g, "adapter.type") != "lora") {
+        fail(HONE_E_FORMAT, "%s: not a LoRA adapter (general.type must be 'adapter', adapter.type 'lora')", path.c_str());
+    }
+    std::vector<std::string> problems;
+    auto problem = [&](std::string m) { problems.push_back(std::move(m)); };
+    const std::string arch = gguf_str(g, "general.architecture");
+    if (arch != base_arch) problem(strfmt("architecture: the adapter is for '%s', the base is '%s'", arch.c_str(), base_arch.c_str()));
+    std::map<std::string, AdapterPair> pairs; // by base name
+    std::vector<std::string> order;           // base names in file order
+    auto pair_of = [&](const std::string & base) -> AdapterPair & {
+        if (!pairs.count(base)) order.push_back(base);
+        return pairs[base];
+    };
+    for (int64_t i = 0; i < gguf_get_n_tensors(g); i++) {
+        const std::string name = gguf_get_tensor_name(g, i);
+        ggml_tensor * t = ggml_get_tensor(meta, name.c_str());
+        if (ends_with(name, ".lora_a")) pair_of(name.substr(0, name.size() - 7)).a = t;
+        else if (ends_with(name, ".lora_b")) pair_of(name.substr(0, name.size() - 7)).b = t;
+        else if (ends_with(name, "_norm.weight")) continue; // llama.cpp skips these too
+        else problem(strfmt("'%s' is neither a .lora_a nor a .lora_b tensor", name.c_str()));
+    }
+    std::vector<AdapterPair> out;
+    for (const std::string & base : order) {
+        AdapterPair & p = pairs[base];
+        p.base = base;
+        if (!p.a || !p.b) { problem(strfmt("'%s' has a %s but no %s", base.c_str(), p.a ? "lora_a" : "lora_b", p.a ? "lora_b" : "lora_a")); continue; }
+        p.w = base_tensor(base);
+        if (!p.w) { problem(strfmt("'%s' is not a tensor of the base model", base.c_str())); continue; }
+        if (ggml_n_dims(p.a) > 2 || ggml_n_dims(p.b) > 2 || ggml_n_dims(p.w) > 2) {
+            problem(strfmt("'%s': LoRA on 3-D (expert) tensors is not supported (base %s)", base.c_str(), shape(p.w).c_str()));
+            continue;
+        }
+        const ggml_tensor * a = p.a, * b = p.b, * w = p.w;
+        if (ends_with(base, "token_embd.weight")) {
+            // llama.cpp's convention for the embedding: A is [r, n_vocab] (rows gathered by token), B [r, n_embd]
+            if (a->ne[1] != w->ne[1] || b->ne[1] != w->ne[0] || a->ne[0] != b->ne[0]) {
+                problem(strfmt("'%s': lora_a %s and lora_b %s do not fit the base %s (expected [r, %lld] and [r, %lld])", base.c_str(),
+                                   shape(a).c_str(), shape(b).c_str(), shape(w).c_str(), (long long) w->ne[1], (long long) w->ne[0]));
+            } else {
+                out.push_back(p);
+            }
+            continue;
+        }
+        const int64_t r = a->ne[1];
+        if (a->ne[0] != w->ne[0] || b->ne[1] != w->ne[1] || b->ne[0] != r) {
+            problem(strfmt("'%s': lora_a %s and lora_b %s do not fit the base's %s (expected [%lld, %lld] and [%lld, %lld])", base.c_str(),
+                           shape(a).c_str(), shape(b).c_str(), shape(w).c_str(), (long long) w->ne[0], (long long) r, (long long) r, (long long) w->ne[1]));
+            continue;
+        }
+        out.push_back(p);
+    }
+    if (!problems.empty()) {
+        // the first few, and how many more (an adapter for another model size differs everywhere)
+        std::string list;
+        const size_t shown = std::min<size_t>(problems.size(), 6);
+        for (size_t i = 0; i < shown; i++) list += "\n  " + problems[i];
+        if (problems.size() > shown) list += strfmt("\n  ... and %zu more", problems.size() - shown);
+        fail(HONE_E_MISMATCH, "%s: this adapter does not fit %s:%s", path.c_str(), base_desc.c_str(), list.c_str());
+    }
+    if (out.empty()) fail(HONE_E_FORMAT, "%s: the adapter has no LoRA tensors", path.c_str());
+    return out;
 }
 
 } // namespace hone
@@ -119,6 +196,53 @@ static std::vector<float> get_f32(const ggml_tensor * t) {
     std::vector<float> v(ggml_nelements(t));
     ggml_backend_tensor_get(t, v.data(), 0, v.size() * sizeof(float));
     return v;
+}
+
+// The hone.* keys (docs/adapter-format.md): what trained the adapter and on which base.
+static void write_record(gguf_context * g, const hone_adapter & ad) {
+    const hone_model & m = *ad.model;
+    const TrainingRecord & r = ad.record;
+    const FileFingerprint fp = gguf_fingerprint(m.path, m.gguf);
+    gguf_set_val_u32(g, "hone.format_version", 1);
+    gguf_set_val_str(g, "hone.base.file", std::filesystem::path(m.path).filename().string().c_str());
+    gguf_set_val_str(g, "hone.base.name", m.name.c_str());
+    gguf_set_val_u64(g, "hone.base.size", fp.size);
+    gguf_set_val_str(g, "hone.base.fingerprint", hex64(fp.hash).c_str());
+    char targets[256];
+    hone_format_targets(ad.params.targets, targets, sizeof(targets));
+    gguf_set_val_u32(g, "hone.lora.rank", (uint32_t) ad.params.rank);
+    gguf_set_val_str(g, "hone.lora.targets", targets);
+    if (r.run_config.empty()) return; // never trained: no training keys
+    gguf_set_val_str(g, "hone.training.config", r.run_config.c_str());
+    gguf_set_val_u64(g, "hone.training.steps", (uint64_t) r.steps);
+    if (r.has_train_loss) gguf_set_val_f32(g, "hone.training.train_loss", r.train_loss);
+    if (r.has_eval_loss) gguf_set_val_f32(g, "hone.training.eval_loss", r.eval_loss);
+    if (r.has_data) {
+        gguf_set_val_u32(g, "hone.dataset.train_sequences", (uint32_t) r.n_train);
+        gguf_set_val_str(g, "hone.dataset.train_digest", hex64(r.train_fp).c_str());
+        gguf_set_val_u32(g, "hone.dataset.eval_sequences", (uint32_t) r.n_eval);
+        gguf_set_val_str(g, "hone.dataset.eval_digest", hex64(r.eval_fp).c_str());
+    }
+}
+
+// A loaded adapter keeps its training record, so saving it again keeps the hone.* keys.
+static void read_record(const gguf_context * g, TrainingRecord & r) {
+    r.run_config = gguf_str(g, "hone.training.config");
+    if (r.run_config.empty()) return;
+    const int64_t steps = gguf_find_key(g, "hone.training.steps");
+    if (steps >= 0 && gguf_get_kv_type(g, steps) == GGUF_TYPE_UINT64) r.steps = (int64_t) gguf_get_val_u64(g, steps);
+    r.has_train_loss = gguf_find_key(g, "hone.training.train_loss") >= 0;
+    r.train_loss = gguf_f32(g, "hone.training.train_loss", 0.0f);
+    r.has_eval_loss = gguf_find_key(g, "hone.training.eval_loss") >= 0;
+    r.eval_loss = gguf_f32(g, "hone.training.eval_loss", 0.0f);
+    const std::string train_fp = gguf_str(g, "hone.dataset.train_digest"), eval_fp = gguf_str(g, "hone.dataset.eval_digest");
+    if (train_fp.size() == 16 && eval_fp.size() == 16) {
+        r.has_data = true;
+        r.n_train = (int32_t) gguf_u32(g, "hone.dataset.train_sequences", false);
+        r.n_eval = (int32_t) gguf_u32(g, "hone.dataset.eval_sequences", false);
+        r.train_fp = std::stoull(train_fp, nullptr, 16);
+        r.eval_fp = std::stoull(eval_fp, nullptr, 16);
+    }
 }
 
 extern "C" {
@@ -246,6 +370,7 @@ hone_status hone_adapter_save(const hone_adapter * ad, const char * path, hone_e
         gguf_set_val_str(g, "general.name", (m.name + " LoRA").c_str());
         gguf_set_val_str(g, "adapter.type", "lora");
         gguf_set_val_f32(g, "adapter.lora.alpha", ad->params.alpha);
+        write_record(g, *ad);
         for (auto & p : ad->pairs) {
             for (ggml_tensor * t : { p.a, p.b }) {
                 ggml_tensor * c = ggml_dup_tensor(host, t);
@@ -277,56 +402,37 @@ hone_status hone_adapter_load(hone_model * model, const char * path, hone_adapte
         if (!g) fail(HONE_E_FORMAT, "%s: cannot read adapter tensors", path);
         struct Closer { gguf_context * g; ggml_context * c; ~Closer() { gguf_free(g); ggml_free(c); } } closer{ g, data };
 
-        if (gguf_str(g, "general.type") != "adapter" || gguf_str(g, "adapter.type") != "lora") {
-            fail(HONE_E_FORMAT, "%s: not a LoRA adapter (general.type must be 'adapter', adapter.type 'lora')", path);
-        }
-        if (gguf_str(g, "general.architecture") != model->hp.arch_name) {
-            fail(HONE_E_INVALID_ARG, "%s: adapter is for architecture '%s' but the model is '%s'", path,
-                 gguf_str(g, "general.architecture").c_str(), model->hp.arch_name.c_str());
-        }
+        const std::vector<AdapterPair> found = match_adapter(path, g, data, model->hp.arch_name, "the model " + model->path,
+                                                              [&](const std::string & n) { return model->weight(n, false); });
         auto ad = std::make_unique<hone_adapter>();
         ad->model = model;
         ad->params = hone_adapter_default_params();
         ad->params.alpha = gguf_f32(g, "adapter.lora.alpha", 0.0f);
         ad->params.targets = 0;
+        read_record(g, ad->record);
         std::vector<std::pair<ggml_tensor *, int>> weights;
-        std::vector<std::pair<ggml_tensor *, ggml_tensor *>> src;
         std::string problems;
-        for (ggml_tensor * t = ggml_get_first_tensor(data); t; t = ggml_get_next_tensor(data, t)) {
-            std::string name = t->name;
-            const std::string suf = ".lora_a";
-            if (name.size() <= suf.size() || name.compare(name.size() - suf.size(), suf.size(), suf) != 0) continue;
-            const std::string base = name.substr(0, name.size() - suf.size());
-            ggml_tensor * tb = ggml_get_tensor(data, (base + ".lora_b").c_str());
-            ggml_tensor * w = model->weight(base, false);
-            if (!tb) { problems += strfmt("\n  '%s' has no matching lora_b", base.c_str()); continue; }
-            if (!w) { problems += strfmt("\n  '%s' is not a tensor of the base model", base.c_str()); continue; }
+        for (const AdapterPair & p : found) {
+            const std::string & base = p.base;
             if (model->hp.no_lora_out_down && (base.find(".attn_output.") != std::string::npos || base.find(".ffn_down.") != std::string::npos)) {
                 problems += strfmt("\n  '%s': llama.cpp cannot apply a LoRA to this tensor on %s", base.c_str(), model->hp.arch_name.c_str());
                 continue;
             }
-            if (t->ne[0] != w->ne[0] || tb->ne[1] != w->ne[1] || t->ne[1] != tb->ne[0]) {
-                problems += strfmt("\n  '%s': shapes [%lld,%lld]/[%lld,%lld] do not fit base [%lld,%lld]", base.c_str(),
-                    (long long) t->ne[0], (long long) t->ne[1], (long long) tb->ne[0], (long long) tb->ne[1],
-                    (long long) w->ne[0], (long long) w->ne[1]);
-                continue;
-            }
-            ad->params.rank = (int) t->ne[1];
+            uint32_t bits = 0;
             for (auto & tg : TARGETS) {
-                if (base == "output.weight" ? tg.bit == HONE_TARGET_OUTPUT : base.find(std::string(".") + tg.name + ".") != std::string::npos) {
-                    ad->params.targets |= tg.bit;
-                }
+                if (base == "output.weight" ? tg.bit == HONE_TARGET_OUTPUT : base.find(std::string(".") + tg.name + ".") != std::string::npos) bits |= tg.bit;
             }
-            if (base.find(".attn_qkv.") != std::string::npos) ad->params.targets |= HONE_TARGET_ATTN_Q | HONE_TARGET_ATTN_K | HONE_TARGET_ATTN_V;
-            weights.emplace_back(w, (int) t->ne[1]);
-            src.emplace_back(t, tb);
+            if (base.find(".attn_qkv.") != std::string::npos) bits |= HONE_TARGET_ATTN_Q | HONE_TARGET_ATTN_K | HONE_TARGET_ATTN_V;
+            if (!bits) { problems += strfmt("\n  '%s': Hone does not train a LoRA on this tensor", base.c_str()); continue; }
+            ad->params.targets |= bits;
+            ad->params.rank = (int) p.a->ne[1];
+            weights.emplace_back(model->weight(base, true), (int) p.a->ne[1]);
         }
-        if (!problems.empty()) fail(HONE_E_FORMAT, "%s: adapter does not match the model:%s", path, problems.c_str());
-        if (weights.empty()) fail(HONE_E_FORMAT, "%s: adapter has no LoRA tensors", path);
+        if (!problems.empty()) fail(HONE_E_UNSUPPORTED, "%s: the adapter has LoRA tensors the training graph cannot use:%s", path, problems.c_str());
         if (ad->params.alpha <= 0.0f) ad->params.alpha = (float) ad->params.rank;
         create_pairs(*ad, weights);
-        for (size_t i = 0; i < src.size(); i++) {
-            for (auto [from, to] : { std::make_pair(src[i].first, ad->pairs[i].a), std::make_pair(src[i].second, ad->pairs[i].b) }) {
+        for (size_t i = 0; i < found.size(); i++) {
+            for (auto [from, to] : { std::make_pair(found[i].a, ad->pairs[i].a), std::make_pair(found[i].b, ad->pairs[i].b) }) {
                 std::vector<float> v(ggml_nelements(from));
                 if (from->type == GGML_TYPE_F32) memcpy(v.data(), from->data, v.size() * sizeof(float));
                 else if (from->type == GGML_TYPE_F16) ggml_fp16_to_fp32_row((const ggml_fp16_t *) from->data, v.data(), (int64_t) v.size());

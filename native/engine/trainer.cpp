@@ -299,6 +299,7 @@ hone_status hone_trainer_init(hone_model * model, hone_adapter * adapter, const 
         tr->p = p;
         tr->checkpoint_dir = p.checkpoint_dir ? p.checkpoint_dir : "";
         tr->run_config = p.run_config_json ? p.run_config_json : "{}";
+        adapter->record.run_config = tr->run_config; // the adapter file says what trained it
         tr->test_refuse_ops = p.test_refuse_ops ? p.test_refuse_ops : "";
         tr->test_frozen_param = p.test_frozen_param ? p.test_frozen_param : "";
         tr->p.checkpoint_dir = nullptr; // the owned copies are the ones used
@@ -326,6 +327,7 @@ hone_status hone_trainer_resume(hone_trainer * tr, const char * dir, hone_error 
         HONE_CHECK_ARG(tr && dir, "trainer and checkpoint folder are required");
         HONE_CHECK_ARG(tr->pos.step == 0 && tr->pos.micro == 0, "resume a checkpoint into a fresh trainer");
         load_checkpoint(*tr, dir);
+        tr->adapter->record.steps = tr->pos.step;
     });
 }
 
@@ -334,6 +336,7 @@ hone_status hone_trainer_continue(hone_trainer * tr, const char * dir, hone_erro
         HONE_CHECK_ARG(tr && dir, "trainer and checkpoint folder are required");
         HONE_CHECK_ARG(tr->pos.step == 0 && tr->pos.micro == 0, "continue a checkpoint in a fresh trainer");
         continue_from_checkpoint(*tr, dir);
+        tr->adapter->record.steps = tr->pos.step;
     });
 }
 
@@ -372,6 +375,12 @@ hone_status hone_trainer_train(hone_trainer * tr, const hone_sequence * seqs, in
         DataIdentity here{ true, n_steps, n_seqs, n_eval, fingerprint(data), fingerprint(eval) };
         if (tr->resumed_data.known) check_same_data(tr->resumed_data, here);
         tr->resumed_data = here;
+        TrainingRecord & rec = tr->adapter->record;
+        rec.has_data = true;
+        rec.n_train = here.n_train;
+        rec.n_eval = here.n_eval;
+        rec.train_fp = here.train_fp;
+        rec.eval_fp = here.eval_fp;
 
         DataOrder order(n_seqs, p.seed);
         const auto t0 = std::chrono::steady_clock::now();
@@ -454,11 +463,16 @@ hone_status hone_trainer_train(hone_trainer * tr, const hone_sequence * seqs, in
             tr->pos.step = step + 1;
             tr->pos.micro = 0;
             tr->pos.loss_sum = 0.0;
+            rec.steps = tr->pos.step;
+            rec.has_train_loss = true;
+            rec.train_loss = ev.loss;
             if (cb.on_step && !cb.on_step(&ev, cb.user_data)) stopping = true;
 
             const bool last = tr->pos.step == n_steps;
             if (!eval.empty() && ((p.eval_every > 0 && tr->pos.step % p.eval_every == 0) || last)) {
                 hone_eval_event e = evaluate(*tr, eval);
+                rec.has_eval_loss = true;
+                rec.eval_loss = e.eval_loss;
                 if (cb.on_eval) cb.on_eval(&e, cb.user_data);
             }
             if (stopping && !last) stop("stopped");

@@ -10,7 +10,22 @@ export interface GgufFile {
   tensors: Map<string, Float32Array>;
   shapes: Map<string, number[]>;
   types: Map<string, number>;
+  /** Each tensor's bytes as stored (a view into the file), for the types in BLOCKS. */
+  raw: Map<string, Buffer>;
+  /** Where the tensor data section starts. */
+  dataOffset: number;
 }
+
+/** ggml type id -> [bytes per block, elements per block], for the types tests meet. */
+export const BLOCKS: Record<number, [number, number]> = {
+  0: [4, 1], 1: [2, 1], 2: [18, 32], 3: [20, 32], 6: [22, 32], 7: [24, 32], 8: [34, 32],
+  10: [84, 256], 11: [110, 256], 12: [144, 256], 13: [176, 256], 14: [210, 256], 30: [2, 1],
+};
+
+/** ggml's names of the types in BLOCKS. */
+export const TYPE_NAMES: Record<number, string> = {
+  0: 'F32', 1: 'F16', 2: 'Q4_0', 3: 'Q4_1', 6: 'Q5_0', 7: 'Q5_1', 8: 'Q8_0', 10: 'Q2_K', 11: 'Q3_K', 12: 'Q4_K', 13: 'Q5_K', 14: 'Q6_K', 30: 'BF16',
+};
 
 const SCALAR_SIZES: Record<number, number> = { 0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8 };
 
@@ -73,16 +88,22 @@ export function readGguf(path: string): GgufFile {
   const tensors = new Map<string, Float32Array>();
   const shapes = new Map<string, number[]>();
   const types = new Map<string, number>();
+  const raw = new Map<string, Buffer>();
   for (const t of infos) {
     shapes.set(t.name, t.dims);
     types.set(t.name, t.type);
+    const block = BLOCKS[t.type];
+    if (block) {
+      const bytes = (t.dims.reduce((a, b) => a * b, 1) / block[1]) * block[0];
+      raw.set(t.name, buf.subarray(dataStart + t.offset, dataStart + t.offset + bytes));
+    }
     if (t.type !== 0) continue;
     const n = t.dims.reduce((a, b) => a * b, 1);
     const start = dataStart + t.offset;
     const copy = buf.subarray(start, start + 4 * n);
     tensors.set(t.name, new Float32Array(copy.buffer.slice(copy.byteOffset, copy.byteOffset + 4 * n)));
   }
-  return { kv, tensors, shapes, types };
+  return { kv, tensors, shapes, types, raw, dataOffset: dataStart };
 }
 
 /**
