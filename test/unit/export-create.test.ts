@@ -244,3 +244,18 @@ test('ollama: FROM the name in Ollama\'s store (or the GGUF path), ADAPTER besid
   assert.ok(!existsSync(join(dir, 'merged')));
   assert.deepEqual(readdirSync(dir).filter((n) => n.startsWith('.')), []);
 });
+
+test('what an export killed midway left beside its output is removed by the next export there; a live one\'s is not', async (t) => {
+  const dir = tempFiles(t);
+  const model = baseModel(join(dir, 'base.gguf'));
+  await adapter(join(dir, 'a.gguf'));
+  // a pid that is no process now (the largest pid Linux hands out is below 2^22) and this process's own
+  const dead = join(dir, '.out.tmp-4194303-deadbeef');
+  const live = join(dir, `.out.tmp-${process.pid}-0badf00d`);
+  mkdirSync(dead);
+  writeFileSync(join(dead, 'adapter.gguf'), 'half');
+  mkdirSync(live);
+  await createExport({ adapter: join(dir, 'a.gguf'), model, format: 'gguf', out: join(dir, 'out') }, deps());
+  assert.ok(!existsSync(dead), 'the dead export\'s folder is gone');
+  assert.ok(existsSync(live), 'an export in progress is left alone');
+});

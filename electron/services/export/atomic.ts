@@ -1,7 +1,8 @@
 /**
  * Where an export is written: a temporary name beside the final one (same folder, so the last
  * step is a rename), renamed into place once every file is complete. A failure at any point
- * removes the temporary files, and the final name holds either the previous export or nothing.
+ * removes the temporary files, and the final name holds either the previous export or nothing;
+ * what a killed export left beside it is removed by the next export to that name.
  *
  * A folder export's final name may already hold an earlier export (its `hone-export.json`
  * says so): it is moved aside, replaced and then removed. Anything else there, and any file at
@@ -9,7 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { constants, existsSync, lstatSync } from 'node:fs';
-import { access, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { access, mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { HoneError } from '../../common/errors.ts';
 import { reason } from '../models/fs-errors.ts';
@@ -41,6 +42,7 @@ export class ExportTarget {
       throw new HoneError('io_error', `${parent}: the output folder cannot be written: ${reason(err)}`, { path: parent });
     }
     await checkReplaceable(final, isFile);
+    await removeStale(parent, basename(final));
     const temp = join(parent, `.${basename(final)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
     if (!isFile) {
       try {
@@ -82,6 +84,31 @@ export class ExportTarget {
   async abort(): Promise<void> {
     if (this.committed) return;
     await rm(this.temp, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+/** Removes what an export to `name` killed midway left (`.name.tmp-<pid>-*` of a process that is gone). */
+async function removeStale(parent: string, name: string): Promise<void> {
+  const prefix = `.${name}.tmp-`;
+  let entries: string[];
+  try {
+    entries = await readdir(parent);
+  } catch {
+    return;
+  }
+  for (const e of entries) {
+    const pid = e.startsWith(prefix) ? Number(e.slice(prefix.length).split('-')[0]) : NaN;
+    if (!Number.isInteger(pid) || pid <= 0 || alive(pid)) continue;
+    await rm(join(parent, e), { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
