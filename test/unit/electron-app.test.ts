@@ -144,7 +144,7 @@ test('quitting during a run asks; "keep training" keeps the window, "stop and qu
 test('the quit guard: no active run quits after stopping the host; a failing stop still quits', async () => {
   const log: string[] = [];
   const quits: number[] = [];
-  const idle = new QuitGuard({ service: fakeService([run('completed'), run('stopped')], log), confirm: async () => assert.fail('nothing to ask about'), quit: () => quits.push(1) });
+  const idle = new QuitGuard({ service: fakeService([run('finished'), run('stopped')], log), confirm: async () => assert.fail('nothing to ask about'), quit: () => quits.push(1) });
   assert.equal(idle.request(), false);
   await new Promise((r) => setTimeout(r, 10));
   assert.deepEqual([log, quits.length, idle.done, idle.request()], [['dispose'], 1, true, true]);
