@@ -19,6 +19,11 @@ export function inputPaths(method: ServiceMethod, args: unknown[]): string[] {
       const s = v as { model?: unknown; data?: unknown };
       if (typeof s.model === 'string') out.push(s.model);
       if (Array.isArray(s.data)) out.push(...(s.data as string[]));
+    } else if (kind === 'export' && v && typeof v === 'object') {
+      // the adapter and model read from; `out` is written, so it need not exist
+      const r = v as { adapter?: unknown; model?: unknown };
+      if (typeof r.adapter === 'string') out.push(r.adapter);
+      if (typeof r.model === 'string') out.push(r.model);
     }
   });
   return out;

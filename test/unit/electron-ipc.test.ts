@@ -55,6 +55,10 @@ test('a path that does not exist is refused before the service sees it', async (
   const p = error(await answerServiceCall(s, 'plan', [{ model, data: [data] }]));
   assert.equal(p.code, 'not_found');
   assert.ok(p.message.includes(model));
+  const adapter = join(dataDir, 'adapter.gguf');
+  const exp = error(await answerServiceCall(s, 'exports.create', [{ adapter, model, format: 'peft', out: join(dataDir, 'not-yet-there') }]));
+  assert.equal(exp.code, 'not_found');
+  assert.deepEqual(exp.detail, { paths: [adapter, model] }, 'what is read must exist; the output need not');
   // the real file gets through to the service, which reads it
   const ok = await answerServiceCall(s, 'datasets.import', [[data]]);
   assert.equal(ok.ok, true, JSON.stringify(ok));
