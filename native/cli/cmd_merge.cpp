@@ -61,7 +61,7 @@ int cmd_merge(int argc, char ** argv) {
     if (hone_merge(&p, &cb, &r, &err) != HONE_OK) return report_error(json, hone_status_name(err.code), err.message);
     if (json) {
         printf("%s\n", JsonObject().str("type", "merged").str("path", out).integer("bytes", r.bytes).integer("merged", r.merged)
-            .integer("copied", r.copied).integer("fallbacks", r.fallbacks).dump().c_str());
+            .integer("copied", r.copied).integer("fallbacks", r.fallbacks).num("peak_rss_mib", peak_rss_mib()).dump().c_str());
     } else {
         fprintf(stderr, "wrote %s (%lld bytes: %d tensors merged, %d copied)\n", out.c_str(), (long long) r.bytes, r.merged, r.copied);
     }

@@ -21,29 +21,12 @@
 #include <set>
 #include <thread>
 #include <vector>
-#ifndef _WIN32
-#include <sys/resource.h>
-#endif
 
 namespace fs = std::filesystem;
 
 namespace {
 
 const char * status_code(int s) { return hone_status_name(s); }
-
-double peak_rss_mib() {
-#ifndef _WIN32
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-#ifdef __APPLE__
-    return ru.ru_maxrss / (1024.0 * 1024.0);
-#else
-    return ru.ru_maxrss / 1024.0;
-#endif
-#else
-    return 0.0;
-#endif
-}
 
 struct Events {
     bool json;

@@ -13,5 +13,8 @@ int cmd_score(int argc, char ** argv);
 int cmd_merge(int argc, char ** argv);
 int cmd_compare_logits(int argc, char ** argv);
 
+// The process's peak resident memory so far, in MiB (0 where unknown).
+double peak_rss_mib();
+
 // Prints an error as text, or as a JSON event when `json`; returns the exit code to use.
 int report_error(bool json, const char * code, const std::string & message);

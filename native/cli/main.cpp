@@ -6,6 +6,9 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#ifndef _WIN32
+#include <sys/resource.h>
+#endif
 
 static const char * USAGE =
     "usage:\n"
@@ -33,6 +36,33 @@ static const char * USAGE =
     "             [--threads N] [--json]   (base + scale * B·A as a new GGUF; untouched tensors copied)\n"
     "  hone-train compare-logits --model A.gguf [--adapter X.gguf] --model-b B.gguf [--adapter-b Y.gguf] --text \"...\" [--json]\n"
     "             (llama.cpp's logits of both on the same tokens, and how far apart they are)\n";
+
+// Linux: VmHWM of this process image (getrusage's ru_maxrss also counts the parent's memory
+// when forked from a large process such as Node, and keeps it across exec).
+double peak_rss_mib() {
+#if defined(__linux__)
+    if (FILE * f = fopen("/proc/self/status", "r")) {
+        char line[256];
+        long kb = -1;
+        while (fgets(line, sizeof(line), f)) {
+            if (sscanf(line, "VmHWM: %ld kB", &kb) == 1) break;
+        }
+        fclose(f);
+        if (kb >= 0) return kb / 1024.0;
+    }
+#endif
+#ifndef _WIN32
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+#ifdef __APPLE__
+    return ru.ru_maxrss / (1024.0 * 1024.0);
+#else
+    return ru.ru_maxrss / 1024.0;
+#endif
+#else
+    return 0.0;
+#endif
+}
 
 int report_error(bool json, const char * code, const std::string & message) {
     if (json) {
