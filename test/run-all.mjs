@@ -25,6 +25,8 @@ const SUITES = [
   { name: 'renderer', dir: 'test/renderer', vitest: 'test/renderer/vitest.config.ts' },
   { name: 'native', dir: 'test/native', concurrency: ['--test-concurrency=1'] },
   { name: 'ui', dir: 'test/ui', concurrency: ['--test-concurrency=1'] },
+  // the desktop app through Electron's binary; skipped (with the reason) where it is not installed
+  { name: 'electron', dir: 'test/electron', concurrency: ['--test-concurrency=1'] },
 ];
 
 // vitest runs the folder itself (its config names the files); the JSON report has the totals
