@@ -24,7 +24,8 @@ const USAGE = `usage:
   hone export --run DIR | --adapter A.gguf --model M.gguf --format gguf|peft|merged|ollama|axolotl [--out PATH]
               [--type q4_k_m|q5_k_m|q8_0|f16] [--storage f32|f16|q8_0] [--json]   (hone export --help; docs/export.md)
   hone serve [--port N] [--host H] [--data-dir D]  the app in a browser (docs/web-mode.md)
-  hone start [serve options]                     the demo, then the app in web mode with the demo's model listed
+  hone start [--web] [serve options]             the demo, then the app with the demo's model listed: the desktop
+                                                 app where Electron and a display are, else (or --web) web mode
 
 options (also keys of hone.config.json / hone.config.yaml; precedence: the engine's defaults < config file < flags):
   --rank 8 --alpha 0 (2 x rank) --targets all|attn_q,attn_k,... (default: all seven) --lr 1e-4 --schedule constant|linear|cosine
@@ -173,6 +174,25 @@ async function train(argv: string[]): Promise<number> {
 // disposes it at shutdown, which stops a live run with a checkpoint.
 const serveService: ServiceFactory = async (dataDir) => new (await import('../services/hone-service.ts')).NodeHoneService({ dataDir });
 
+/** The desktop app on the data folder `hone serve` would use, with the demo's models folder listed. */
+async function startDesktop(electron: string, argv: string[]): Promise<number> {
+  const { buildApp, runDesktop } = await import('./desktop.ts');
+  const { parseServeArgs } = await import('./serve.ts');
+  const { resolveDataDir } = await import('../services/data-dir.ts');
+  const { withDemoModels } = await import('./start.ts');
+  try {
+    const dataDir = resolveDataDir(parseServeArgs(argv).dataDir);
+    // the folder is remembered in the data folder's settings, which the app reads
+    const service = await withDemoModels(serveService)(dataDir);
+    await service.dispose?.();
+    const main = buildApp();
+    process.stderr.write('opening the desktop app\n');
+    return await runDesktop(electron, main, dataDir);
+  } catch (e) {
+    return fail(false, e);
+  }
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [cmd, sub, ...rest] = argv;
   if (cmd === 'data' && sub === 'inspect') return inspect(rest);
@@ -189,9 +209,14 @@ export async function main(argv: string[]): Promise<number> {
     } catch (e) {
       return fail(false, e);
     }
-    process.stderr.write(`the demo's adapter is in out/demo; its dataset, to drop on the app: ${demoDataset()}\n` +
-      'opening the app in web mode (the desktop shell is not built yet)\n');
-    return (await import('./serve.ts')).serve(argv.slice(1).filter((a) => a !== '--json'), withDemoModels(serveService));
+    process.stderr.write(`the demo's adapter is in out/demo; its dataset, to drop on the app: ${demoDataset()}\n`);
+    const rest = argv.slice(1).filter((a) => a !== '--json' && a !== '--web');
+    const { electronExecutable, noDisplay } = await import('./desktop.ts');
+    const electron = electronExecutable();
+    const why = argv.includes('--web') ? 'asked for (--web)' : 'missing' in electron ? electron.missing : noDisplay();
+    if (!why && 'path' in electron) return startDesktop(electron.path, rest);
+    process.stderr.write(`opening the app in web mode: ${why}\n`);
+    return (await import('./serve.ts')).serve(rest, withDemoModels(serveService));
   }
   if (!cmd || cmd === 'help' || cmd === '--help' || cmd === '-h') { console.log(USAGE); return cmd ? 0 : 2; }
   process.stderr.write(`hone: unknown command '${argv.join(' ')}'\n${USAGE}\n`);

@@ -1,8 +1,8 @@
 /**
  * `hone start` (`npm start`): the main job on an embedded default. Trains the headless demo
  * (a tiny model the project makes, a small dataset about Hone), then opens the app on the same
- * data folder with the demo's folder among its models: in web mode, which is what runs where
- * there is no desktop shell or display (it prints the address to open).
+ * data folder with the demo's folder among its models: the desktop app where Electron's binary
+ * and a display are (desktop.ts), else web mode (it prints the address to open).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';

@@ -4,33 +4,21 @@
 // workflow, under xvfb-run); where it cannot be downloaded the test says so and skips, unless
 // HONE_REQUIRE_ELECTRON=1 makes that a failure.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { _electron, type ElectronApplication } from 'playwright-core';
+import { electronExecutable } from '../../electron/cli/desktop.ts';
 import { build } from '../../scripts/build.ts';
 import { buildRenderer, repoRoot, tempTree } from '../helpers/browser.ts';
 import { requireFixture } from '../helpers/fixtures.ts';
 
 const SHOTS = join(repoRoot, 'out', 'test-electron');
 
-/**
- * Electron's executable, or why there is none. Read from the package's path.txt, not through
- * require('electron'), which would try to download a missing binary.
- */
-function electronBinary(): { path: string } | { missing: string } {
-  const pkg = dirname(createRequire(import.meta.url).resolve('electron/package.json'));
-  const pathFile = join(pkg, 'path.txt');
-  if (!existsSync(pathFile)) return { missing: `${pathFile} does not exist` };
-  const path = join(pkg, 'dist', readFileSync(pathFile, 'utf8').trim());
-  return existsSync(path) ? { path } : { missing: `${path} does not exist` };
-}
-
 test('the desktop app: isolated page, app protocol, guards, and a model and dataset through the real engine', { timeout: 300_000 }, async (t) => {
-  const bin = electronBinary();
+  const bin = electronExecutable();
   if ('missing' in bin) {
-    const why = `Electron's binary is not installed here (${bin.missing}; installs with ELECTRON_SKIP_BINARY_DOWNLOAD=1 have none)`;
+    const why = `no desktop end to end here: ${bin.missing}`;
     if (process.env.HONE_REQUIRE_ELECTRON === '1') assert.fail(why);
     t.skip(why);
     return;
