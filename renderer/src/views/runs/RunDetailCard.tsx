@@ -15,6 +15,7 @@ import { ErrorNotice } from '../../components/status.tsx';
 import { formatCount, formatDate, formatLoss } from '../../lib/format.ts';
 import { isActive } from '../../store/selectors.ts';
 import { StatusBadge } from '../train/RunControls.tsx';
+import { ExportCard } from './ExportCard.tsx';
 
 export function RunDetailCard({ run, onClose }: { run: RunSummary; onClose(): void }) {
   const env = useEnv();
@@ -53,7 +54,7 @@ export function RunDetailCard({ run, onClose }: { run: RunSummary; onClose(): vo
           {run.adapter ? (
             <>
               <span className="mono path-text">{run.adapter}</span> <CopyButton text={run.adapter} />
-              <p className="muted small">GGUF LoRA for llama.cpp (<code>--lora</code>); more export formats come with the export step.</p>
+              <p className="muted small">GGUF LoRA for llama.cpp (<code>--lora</code>); other formats below.</p>
             </>
           ) : (
             <span className="muted">none yet</span>
@@ -76,6 +77,7 @@ export function RunDetailCard({ run, onClose }: { run: RunSummary; onClose(): vo
         </dd>
       </dl>
       {folderError != null && <ErrorNotice error={toPlain(folderError)} title="The folder could not be opened" />}
+      {run.adapter && !active && <ExportCard runId={run.id} />}
       {run.error && <ErrorNotice error={run.error} title="The run ended with an error" />}
       {action.status === 'error' && <ErrorNotice error={action.error!} title="That did not work" />}
       <div className="row-gap">
