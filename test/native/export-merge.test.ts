@@ -15,7 +15,7 @@ import { loadAddon } from '../../electron/engine-host/binding.ts';
 import { EngineHost } from '../../electron/services/engine/client.ts';
 import { requireFixture } from '../helpers/fixtures.ts';
 import { readGguf, TYPE_NAMES, type GgufFile } from '../helpers/gguf.ts';
-import { bin, honeTrain, makeModel, run, stepLosses, tempDir, type RunResult } from '../helpers/native.ts';
+import { bin, honeTrain, makeModel, run, stepLosses, tempDir, vocab, type RunResult } from '../helpers/native.ts';
 
 const TEXT =
   'Once upon a time, there was a little dog named Max. Max loved to run in the park with his red ball. ' +
@@ -293,23 +293,98 @@ describe('merge: base + s·B·A as a new GGUF', () => {
   }
 });
 
-describe('merge: streamed', () => {
-  // 24 layers of small tensors: what a 7B model looks like to the merge, at 160 MB. Measured: a
-  // peak of 32 MiB (the binary, the adapter, a 16 MiB copy buffer and one tensor at a time).
-  test('a merge holds a few tensors, not the model: peak memory under 40% of the file', () => {
+describe('merge: --type on an F32 base', () => {
+  // Merged tensors quantized to the type asked (q4_k_m -> Q4_K, q5_k_m -> Q5_K), the rest left
+  // F32: within llama-quantize's own Q4_K_M error of the F32 base + adapter, Q5_K closer than Q4_K.
+  test('q4_k_m and q5_k_m: merged tensors in Q4_K and Q5_K, logits within the quantization error', () => {
     const dir = tempDir();
+    const f32 = makeModel(dir, { arch: 'llama', embd: 256, layers: 2, heads: 4, kvHeads: 2, ff: 512, type: 'f32', vocab: 'llama-spm' });
+    const q4km = join(dir, 'llama-q4_k_m.gguf');
+    assert.equal(run(bin('llama-quantize'), [f32, q4km, 'Q4_K_M']).code, 0);
+    const { adapter } = train(f32, dir);
+    const base = readGguf(f32), ad = readGguf(adapter);
+    const quantErr = compare({ model: f32 }, { model: q4km });
+    const errs: Record<string, Diff> = {};
+    for (const [type, name] of [['q4_k_m', 'Q4_K'], ['q5_k_m', 'Q5_K']] as const) {
+      const out = join(dir, `merged-${type}.gguf`);
+      const r = merge(['--model', f32, '--adapter', adapter, '--out', out, '--type', type]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(r.events.filter((e) => e.type === 'note').length, 0, 'every row length fits the type');
+      checkTensors(base, readGguf(out), ad, () => name);
+      errs[type] = compare({ model: f32, adapter }, { model: out });
+      assert.ok(errs[type].rms_diff <= quantErr.rms_diff, `${type}: rms ${errs[type].rms_diff} vs Q4_K_M's own ${quantErr.rms_diff}`);
+    }
+    assert.ok(errs.q5_k_m.rms_diff < errs.q4_k_m.rms_diff, `Q5_K (${errs.q5_k_m.rms_diff}) is closer than Q4_K (${errs.q4_k_m.rms_diff})`);
+  });
+});
+
+describe('merge: fused tensors', () => {
+  // llama.cpp applies a LoRA per tensor: on a fused Q/K/V (Qwen) one pair spans all three, on a
+  // fused gate/up (ChatGLM: ffn_up of 2 * n_ff rows) one pair spans both; the merge adds B·A to
+  // the whole tensor. Models made from llama.cpp's loader (probe-arch).
+  for (const [arch, fused, rows] of [['qwen', 'blk.0.attn_qkv.weight', 192], ['chatglm', 'blk.0.ffn_up.weight', 256]] as const) {
+    test(`${arch}: a LoRA on ${fused.slice(6)} merges to what llama.cpp applies`, () => {
+      const dir = tempDir();
+      const model = join(dir, `${arch}.gguf`);
+      const p = honeTrain(['probe-arch', '--arch', arch, '--vocab-from', vocab('llama-spm'), '--out', model, '--json']);
+      assert.equal(p.code, 0, p.stderr);
+      const { adapter } = train(model, dir);
+      const ad = readGguf(adapter);
+      assert.deepEqual(ad.shapes.get(`${fused}.lora_b`), [4, rows], `one pair on the whole fused ${fused}`);
+      const out = join(dir, 'merged.gguf');
+      assert.equal(merge(['--model', model, '--adapter', adapter, '--out', out]).code, 0);
+      checkTensors(readGguf(model), readGguf(out), ad, (_n, baseType) => baseType);
+      const d = compare({ model, adapter }, { model: out });
+      assert.ok(d.max_rel_diff <= F32_MAX_REL, `merged vs base + adapter: ${d.max_rel_diff}`);
+      assert.ok(compare({ model, adapter }, { model }).max_rel_diff > 1000 * F32_MAX_REL, 'the adapter changes the logits clearly');
+    });
+  }
+});
+
+describe('merge: a deeper model', () => {
+  // 24 layers of small tensors: what a 7B model looks like to the merge, at 160 MB.
+  const dir = tempDir();
+  let made: { model: string; adapter: string } | null = null;
+  const deep = () => {
+    if (made) return made;
     const model = makeModel(dir, { arch: 'llama', embd: 256, layers: 24, heads: 4, kvHeads: 2, ff: 1024, type: 'f32', vocab: 'llama-spm' });
     const data = join(dir, 'text.txt');
     writeFileSync(data, TEXT);
     const r = honeTrain(['--model', model, '--data', data, '--out', join(dir, 'run'), '--steps', '1', '--ctx', '16', '--rank', '4', '--json']);
     assert.equal(r.code, 0, r.stderr);
+    return (made = { model, adapter: join(dir, 'run', 'adapter.gguf') });
+  };
+
+  // Measured: a peak of 32 MiB (the binary, the adapter, a 16 MiB copy buffer, one tensor at a time).
+  test('a merge holds a few tensors, not the model: peak memory under 40% of the file', () => {
+    const { model, adapter } = deep();
     const out = join(dir, 'merged.gguf');
-    const m = merge(['--model', model, '--adapter', join(dir, 'run', 'adapter.gguf'), '--out', out, '--threads', '2']);
+    const m = merge(['--model', model, '--adapter', adapter, '--out', out, '--threads', '2']);
     assert.equal(m.code, 0, m.stderr);
     const done = m.events.find((e) => e.type === 'merged')!;
     assert.equal(done.merged, 24 * 7);
     const fileMiB = readFileSync(model).length / (1 << 20);
     assert.ok(done.peak_rss_mib > 0 && done.peak_rss_mib < 0.4 * fileMiB, `peak ${done.peak_rss_mib} MiB for a ${fileMiB.toFixed(0)} MiB model`);
+  });
+
+  test("the engine host's cancel stops a merge at the next tensor and leaves nothing under its name", async () => {
+    const { model, adapter } = deep();
+    const out = join(dir, 'cancelled.gguf');
+    const host = EngineHost.start();
+    try {
+      let cancelled: Promise<unknown> | null = null;
+      const seen: number[] = [];
+      await assert.rejects(host.request('merge', { model, adapter, out }, (e) => {
+        if (e.type !== 'merge-progress') return;
+        seen.push(e.done);
+        cancelled ??= host.request('cancel', {});
+      }), (x: { code: string; message: string }) => x.code === 'cancelled' && /nothing was written/.test(x.message));
+      assert.deepEqual(await cancelled, { stopping: true });
+      assert.ok(seen.length < 219, `stopped after ${seen.length} of 219 tensors`);
+      assert.ok(!existsSync(out) && !existsSync(`${out}.tmp`));
+    } finally {
+      host.kill();
+    }
   });
 });
 
