@@ -2,7 +2,8 @@
 // host and engine on the stories260K fixture. A person's path through the app: add a model
 // folder and pick the model, drop a dataset with broken lines, see the plan, train, watch the
 // curve and the ops, stop, reload, find the run, train one to the end and find its adapter on
-// disk. Every view is photographed in light and dark (out/test-ui/) and scanned with axe-core.
+// disk, export it for transformers, continue it for a few steps. Every view is photographed in
+// light and dark (out/test-ui/) and scanned with axe-core.
 import assert from 'node:assert/strict';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
@@ -229,6 +230,27 @@ test('a person trains a LoRA in the browser: model, dataset, plan, run, ops, his
   assert.match(await diff.innerText(), /steps\s+(4000\s+12|12\s+4000)/);
   await runs.getByRole('row', { name: /finished/ }).getByRole('button').click();
   assert.equal((await page.getByTestId('run-adapter').locator('.path-text').innerText()).trim(), adapter);
+
+  // ---- export it for transformers (PEFT) from the run, and find the files on disk ---------------
+  await page.getByRole('radio', { name: /^PEFT/ }).click();
+  await page.getByTestId('export-start').click();
+  const exported = page.getByTestId('export-result');
+  await exported.waitFor({ timeout: 120_000 });
+  const written = (await exported.locator('.file-list .path-text').allInnerTexts()).map((f) => f.trim());
+  const safetensors = written.find((f) => f.endsWith('adapter_model.safetensors'));
+  const peftConfig = written.find((f) => f.endsWith('adapter_config.json'));
+  assert.ok(safetensors && existsSync(safetensors), `the PEFT weights are on disk (${written.join(', ')})`);
+  assert.ok(peftConfig && existsSync(peftConfig));
+  assert.equal(JSON.parse(readFileSync(peftConfig, 'utf8')).peft_type, 'LORA');
+  await page.screenshot({ path: join(SHOTS, 'runs-export-light.png'), fullPage: true });
+
+  // ---- continue the finished run for 4 more steps: a new segment on its adapter and optimizer ---
+  await page.getByLabel('Train further (steps)').fill('4');
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await page.waitForFunction(() => document.querySelector('main')?.getAttribute('data-view') === 'train');
+  await page.waitForFunction(() => document.querySelector('[data-testid=run-status]')?.textContent === 'finished', undefined, { timeout: 300_000 });
+  await go(page, 'runs');
+  await runs.getByRole('row', { name: /finished 16 \/ 16/ }).waitFor({ timeout: 30_000 });
 
   // ---- every view, light and dark: screenshots and the accessibility scan ------------------------
   mkdirSync(SHOTS, { recursive: true });
