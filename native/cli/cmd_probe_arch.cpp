@@ -9,6 +9,7 @@
 #include "json.h"
 
 #include "arch_scan.h"
+#include "backend_registry.h"
 
 #include "ggml.h"
 #include "gguf.h"
@@ -146,6 +147,7 @@ std::string try_load(const std::string & path) {
     llama_model_params mp = llama_model_default_params();
     mp.n_gpu_layers = 0;
     mp.use_extra_bufts = false;
+    hone::ensure_backends();
     llama_model * model = llama_model_load_from_file(path.c_str(), mp);
     if (model) {
         llama_model_free(model);

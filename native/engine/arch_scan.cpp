@@ -1,5 +1,7 @@
 #include "arch_scan.h"
 
+#include "backend_registry.h"
+
 #include "model.h"
 
 #include "ggml.h"
@@ -74,6 +76,7 @@ ArchScan scan_architecture(const std::string & path) {
     llama_model_params mp = llama_model_default_params();
     mp.n_gpu_layers = 0;
     mp.use_extra_bufts = false;
+    ensure_backends();
     llama_model * model = llama_model_load_from_file(path.c_str(), mp);
     if (!model) {
         r.error = "llama.cpp could not load the model";

@@ -3,6 +3,7 @@
 // functions, so the app, `hone` and `hone-train` cannot disagree.
 #include "hone.h"
 
+#include "backend_registry.h"
 #include "model.h"
 #include "json.h"
 #include "process_memory.h"
@@ -28,6 +29,7 @@ std::string f32(float v) {
 }
 
 std::string backends_json() {
+    hone::ensure_backends();
     std::string out;
     for (size_t i = 0; i < ggml_backend_dev_count(); i++) {
         ggml_backend_dev_t dev = ggml_backend_dev_get(i);

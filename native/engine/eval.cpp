@@ -1,5 +1,6 @@
 // Logits from the training graph's forward pass, and the same through llama.cpp inference,
 // so the two can be compared (forward equivalence, adapter export round trip).
+#include "backend_registry.h"
 #include "error.h"
 #include "graph.h"
 #include "lora.h"
@@ -50,6 +51,7 @@ hone_status hone_reference_logits(const char * model_path, const char * adapter_
         llama_model_params mp = llama_model_default_params();
         mp.n_gpu_layers = 0;
         mp.use_extra_bufts = false; // the same CPU kernels as the training graph
+        ensure_backends();
         llama_model * model = llama_model_load_from_file(model_path, mp);
         if (!model) fail(HONE_E_FORMAT, "%s: llama.cpp could not load this model", model_path);
         llama_adapter_lora * lora = nullptr;

@@ -7,7 +7,7 @@
 #include "process_memory.h"
 #include "trainer.h"
 
-#include "ggml-cpu.h"
+#include "backend_registry.h"
 
 #include <algorithm>
 
@@ -67,10 +67,10 @@ static uint64_t cpu_work_bytes(const hone_trainer & tr, ggml_backend_t b) {
         has_nodes = ggml_backend_sched_get_tensor_backend(tr.sched, t) == b;
     }
     size_t work = 0;
-    if (has_nodes) work = ggml_graph_plan(tr.gb, tr.model->n_threads, nullptr).work_size;
+    if (has_nodes) work = cpu_graph_work_size(tr.gb, tr.model->n_threads);
     if (b == tr.model->backends.primary) {
-        work = std::max(work, ggml_graph_plan(tr.g_opt, tr.model->n_threads, nullptr).work_size);
-        work = std::max(work, ggml_graph_plan(tr.g_norm, tr.model->n_threads, nullptr).work_size);
+        work = std::max(work, cpu_graph_work_size(tr.g_opt, tr.model->n_threads));
+        work = std::max(work, cpu_graph_work_size(tr.g_norm, tr.model->n_threads));
     }
     return work;
 }
@@ -112,7 +112,7 @@ void finish_memory_plan(MemoryPlan & plan, hone_trainer & tr) {
     }
     for (int i = 0; i < nb; i++) {
         ggml_backend_t b = ggml_backend_sched_get_backend(tr.sched, i);
-        if (!ggml_backend_is_cpu(b)) continue;
+        if (!is_cpu_backend(b)) continue;
         const uint64_t w = cpu_work_bytes(tr, b);
         if (w) add("cpu_work_buffer", ggml_backend_name(b), SYSTEM_POOL, w, false, true);
     }

@@ -4,7 +4,7 @@
 
 #include "error.h"
 
-#include "ggml-cpu.h"
+#include "backend_registry.h"
 #include "llama.h"
 
 #include <cmath>
@@ -43,12 +43,12 @@ static bool dev_matches(ggml_backend_dev_t dev, const std::string & request) {
 }
 
 void init_backends(Backends & b, const std::string & request, int n_threads) {
+    ensure_backends();
     if (request != "auto" && request != "cpu" && request != "cuda" && request != "metal") {
         fail(HONE_E_INVALID_ARG, "unknown backend '%s' (expected auto, cpu, cuda or metal)", request.c_str());
     }
-    b.cpu = ggml_backend_init_by_type(GGML_BACKEND_DEVICE_TYPE_CPU, nullptr);
+    b.cpu = cpu_backend_init(n_threads);
     if (!b.cpu) fail(HONE_E_INTERNAL, "the CPU backend failed to initialise");
-    ggml_backend_cpu_set_n_threads(b.cpu, n_threads);
     b.primary = b.cpu;
     if (request == "cpu") return;
 
@@ -182,6 +182,7 @@ static void load_vocab(hone_model & m) {
     llama_model_params p = llama_model_default_params();
     p.vocab_only = true;
     p.use_extra_bufts = false;
+    ensure_backends();
     m.vocab_model = llama_model_load_from_file(m.path.c_str(), p);
     if (!m.vocab_model) fail(HONE_E_FORMAT, "%s: llama.cpp could not load the tokenizer from this file", m.path.c_str());
 }

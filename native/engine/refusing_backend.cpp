@@ -3,7 +3,7 @@
 #include "error.h"
 
 #include "ggml-backend-impl.h"
-#include "ggml-cpu.h"
+#include "backend_registry.h"
 
 #include <set>
 
@@ -78,9 +78,8 @@ std::set<ggml_op> parse_ops(const std::string & list) {
 
 ggml_backend_t refusing_backend_init(const std::string & ops, int n_threads) {
     std::set<ggml_op> refused = parse_ops(ops);
-    ggml_backend_t inner = ggml_backend_cpu_init();
+    ggml_backend_t inner = hone::cpu_backend_init(n_threads);
     if (!inner) fail(HONE_E_INTERNAL, "the CPU backend failed to initialise");
-    ggml_backend_cpu_set_n_threads(inner, n_threads);
     auto * b = new RefusingBackend();
     b->inner = inner;
     b->device.inner = inner->device;
