@@ -5,6 +5,7 @@
  */
 import type { ForkOptions, UtilityProcess } from 'electron';
 import { EngineHost } from '../services/engine/client.ts';
+import { FATAL_FILE_ENV, newFatalFile } from '../services/engine/fatal-report.ts';
 import { exitReason, type HostPort } from '../services/engine/host-port.ts';
 
 /** What of Electron's UtilityProcess the port uses (tests pass one backed by a child process). */
@@ -39,6 +40,7 @@ export interface UtilityFork {
 
 /** Starts the compiled engine host (out/build/engine-host/host-main.js) as a utility process. */
 export function startUtilityHost(utilityProcess: UtilityFork, entry: string, env: NodeJS.ProcessEnv): EngineHost {
-  const proc = utilityProcess.fork(entry, [], { serviceName: 'Hone engine', stdio: 'inherit', env });
-  return new EngineHost(utilityProcessPort(proc));
+  const fatalFile = newFatalFile();
+  const proc = utilityProcess.fork(entry, [], { serviceName: 'Hone engine', stdio: 'inherit', env: { ...env, [FATAL_FILE_ENV]: fatalFile } });
+  return new EngineHost(utilityProcessPort(proc), { fatalFile });
 }

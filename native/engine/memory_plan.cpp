@@ -137,22 +137,37 @@ void finish_memory_plan(MemoryPlan & plan, hone_trainer & tr) {
 
 static std::string mib(uint64_t b) { return strfmt("%.1f MiB", (double) b / (1024.0 * 1024.0)); }
 
+// "compute_buffer 812.0 MiB, optimizer_state on CUDA0 4.0 MiB, ...": what the trainer puts in pool p.
+static std::string pool_parts(const MemoryPlan & plan, const MemoryPool & p) {
+    std::string parts;
+    for (const MemoryItem & it : plan.items) {
+        if (it.pool != p.name || !it.trainer || it.bytes == 0) continue;
+        parts += strfmt("%s%s%s%s %s", parts.empty() ? "" : ", ", it.what.c_str(), it.backend != p.name ? " on " : "",
+                        it.backend != p.name ? it.backend.c_str() : "", mib(it.bytes).c_str());
+    }
+    return parts;
+}
+
 void check_plan_fits(const MemoryPlan & plan, const hone_trainer & tr) {
     for (const MemoryPool & p : plan.pools) {
         if (p.fits) continue;
-        std::string parts;
-        for (const MemoryItem & it : plan.items) {
-            if (it.pool != p.name || !it.trainer || it.bytes == 0) continue;
-            parts += strfmt("%s%s%s%s %s", parts.empty() ? "" : ", ", it.what.c_str(), it.backend != p.name ? " on " : "",
-                            it.backend != p.name ? it.backend.c_str() : "", mib(it.bytes).c_str());
-        }
         const bool limited = plan.limit > 0 && p.limit_bytes == (uint64_t) plan.limit;
         fail(HONE_E_MEMORY,
              "the training plan does not fit in %s memory: it needs %s (%s) but %s %s; lower the context (%d tokens), the "
              "micro-batch (%d sequence(s)), the LoRA rank (%d) or the number of targeted tensors (%zu)",
-             p.name.c_str(), mib(p.plan_bytes).c_str(), parts.c_str(), mib(p.limit_bytes).c_str(),
+             p.name.c_str(), mib(p.plan_bytes).c_str(), pool_parts(plan, p).c_str(), mib(p.limit_bytes).c_str(),
              limited ? "is the memory limit" : "is free", tr.T, tr.B, tr.adapter->params.rank, tr.adapter->pairs.size());
     }
+}
+
+std::string memory_plan_line(const MemoryPlan & plan, const hone_trainer & tr) {
+    std::string line;
+    for (const MemoryPool & p : plan.pools) {
+        if (p.plan_bytes == 0) continue;
+        line += strfmt("%s%s %s (%s) of %s free", line.empty() ? "" : "; ", p.name.c_str(), mib(p.plan_bytes).c_str(), pool_parts(plan, p).c_str(),
+                       mib(p.free_bytes).c_str());
+    }
+    return line + strfmt(" for a context of %d tokens, micro-batch %d, rank %d", tr.T, tr.B, tr.adapter->params.rank);
 }
 
 void sample_memory(MemoryPlan & plan, const hone_trainer &) {

@@ -57,6 +57,9 @@ MemoryPlan start_memory_plan(const hone_trainer & tr, int64_t limit_bytes);
 // splits the training graph and sizes its compute buffers without allocating them).
 void finish_memory_plan(MemoryPlan & plan, hone_trainer & tr);
 
+// One line of what the plan puts in each pool, for the report of a run that dies mid-way.
+std::string memory_plan_line(const MemoryPlan & plan, const hone_trainer & tr);
+
 // HONE_E_MEMORY naming the sizes and what to lower, when a pool does not fit.
 void check_plan_fits(const MemoryPlan & plan, const hone_trainer & tr);
 

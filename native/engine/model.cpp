@@ -5,6 +5,7 @@
 #include "error.h"
 
 #include "backend_registry.h"
+#include "fatal_report.h"
 #include "llama.h"
 
 #include <cmath>
@@ -27,12 +28,15 @@ Backends::~Backends() {
 }
 
 static void log_sink(enum ggml_log_level level, const char * text, void *) {
+    if (level == GGML_LOG_LEVEL_ERROR) note_error_log(text);
     if (level == GGML_LOG_LEVEL_ERROR || getenv("HONE_VERBOSE")) fputs(text, stderr);
 }
 
 void quiet_logs() {
     llama_log_set(log_sink, nullptr);
     ggml_log_set(log_sink, nullptr);
+    // the error lines the sink keeps are what a ggml abort reports (fatal_report.h)
+    install_fatal_report();
 }
 
 static bool dev_matches(ggml_backend_dev_t dev, const std::string & request) {

@@ -2,6 +2,7 @@
 
 #include "checkpoint.h"
 #include "error.h"
+#include "fatal_report.h"
 #include "lora.h"
 #include "model.h"
 #include "optimizer.h"
@@ -238,6 +239,18 @@ static std::vector<PreparedSeq> prepare_all(hone_trainer & tr, const hone_sequen
     return out;
 }
 
+// Tests only: HONE_TEST_FAKE_GPU_OOM_AT_STEP=N makes step N end the way a CUDA allocation that
+// fails inside ggml does (its error lines, then ggml's abort), so the report and the parent's
+// handling of it are tested on machines without a GPU.
+static void test_fake_gpu_oom(int64_t step) {
+    static const char * at = std::getenv("HONE_TEST_FAKE_GPU_OOM_AT_STEP");
+    if (!at || std::atoll(at) != step) return;
+    hone::note_error_log("CUDA error: out of memory\n");
+    hone::note_error_log("  current device: 0, in function alloc at ggml-cuda.cu:455\n");
+    hone::note_error_log("  cudaMalloc((void **) &ptr, look_ahead_size)\n");
+    GGML_ABORT("CUDA error");
+}
+
 extern "C" {
 
 hone_train_params hone_train_default_params(void) {
@@ -317,6 +330,7 @@ hone_status hone_trainer_init(hone_model * model, hone_adapter * adapter, const 
         if (!p.dry_run) {
             check_plan_fits(tr->memory, *tr);
             allocate_compute(*tr);
+            set_fatal_context(memory_plan_line(tr->memory, *tr));
         }
         *out = tr.release();
     });
@@ -478,10 +492,14 @@ hone_status hone_trainer_train(hone_trainer * tr, const hone_sequence * seqs, in
             if (stopping && !last) stop("stopped");
             // the last step always leaves a checkpoint, so a finished run can be continued
             if ((p.checkpoint_every > 0 && tr->pos.step % p.checkpoint_every == 0) || last) checkpoint();
+            test_fake_gpu_oom(tr->pos.step + 1);
         }
     });
 }
 
-void hone_trainer_free(hone_trainer * tr) { delete tr; }
+void hone_trainer_free(hone_trainer * tr) {
+    if (tr) set_fatal_context(""); // a later abort is not this run's
+    delete tr;
+}
 
 } // extern "C"

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import type { EngineEvent, HostMessage, RequestKind, Requests } from '../../common/engine-api.ts';
 import { fromPlain, HoneError } from '../../common/errors.ts';
 import { findUp, runsCompiled } from '../locate.ts';
+import { FATAL_FILE_ENV, newFatalFile, takeFatalReport } from './fatal-report.ts';
 import { childProcessPort, type HostPort } from './host-port.ts';
 
 interface Pending {
@@ -48,10 +49,13 @@ export class EngineHost extends EventEmitter {
 
   /** Starts a host as a Node child process: the compiled host with plain node, or the .ts through tsx. */
   static start(env: NodeJS.ProcessEnv = process.env): EngineHost {
-    return new EngineHost(childProcessPort(fork(hostEntry(), [], { execArgv: hostExecArgv(), env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })));
+    const fatalFile = newFatalFile();
+    const child = fork(hostEntry(), [], { execArgv: hostExecArgv(), env: { ...env, [FATAL_FILE_ENV]: fatalFile }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    return new EngineHost(childProcessPort(child), { fatalFile });
   }
 
-  constructor(port: HostPort) {
+  /** `fatalFile`: where the host writes its report if ggml aborts it (the env HONE_FATAL_FILE it was started with). */
+  constructor(port: HostPort, private options: { fatalFile?: string } = {}) {
     super();
     this.port = port;
     port.onMessage((m) => this.onMessage(m as HostMessage));
@@ -99,13 +103,16 @@ export class EngineHost extends EventEmitter {
     else p.reject(fromPlain(m.error));
   }
 
-  private onExit(reason: string) {
+  private onExit(how: string) {
     if (this.exited) return;
+    // a ggml abort (a GPU out of memory) says what failed before the process goes
+    const fatal = this.options.fatalFile ? takeFatalReport(this.options.fatalFile) : null;
+    const reason = fatal ? `${how}: ${fatal.message}` : how;
     this.exited = reason;
     for (const [id, p] of this.pending) {
       const lastCheckpoint = p.lastCheckpoint ?? this.lastCheckpoint;
       p.onEvent?.({ type: 'host-exited', reason, lastCheckpoint });
-      p.reject(new HoneError('host_exited', `the engine host stopped (${reason})`, { reason, lastCheckpoint }));
+      p.reject(new HoneError('host_exited', `the engine host stopped (${reason})`, fatal ? { reason, lastCheckpoint, fatal } : { reason, lastCheckpoint }));
       this.pending.delete(id);
     }
     this.emit('host-exited', { reason, lastCheckpoint: this.lastCheckpoint });
