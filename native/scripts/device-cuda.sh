@@ -2,7 +2,7 @@
 # GPU runs for the CUDA work, on a machine with nvcc, cmake and ninja but no Node and no
 # network. Builds ggml-cuda + hone-train + test-backend-ops from the llama.cpp bundle with
 # our patches, then runs the stages named on the command line, logging under $OUT.
-#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops]
+#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops] [oom]
 # Inputs (ignored by git, carried to the machine): .device/gitRelease.bundle (from the pinned
 # node-llama-cpp tarball), .device/text.txt (training text) and optionally .device/native.tar
 # (`git archive HEAD native`: build a committed snapshot instead of the working tree).
@@ -202,6 +202,54 @@ rows)
       log "perf $op, row kernels $mode:"
       grep -E 'ne=\[2048,2048,1,1\].*nr23=\[32,1\]|ne=\[2048,2048,32,1\]|ne=\[128,2048,32,1\]' "$out/perf-$op-$mode.log" | sed 's/^ */    /' | tee -a "$out/summary.txt"
     done
+  done
+  ;;
+oom)
+  # Out of GPU memory (issue 14). (a) A context too large for the card is refused before training,
+  # naming the pool and the sizes. (b) Another program takes the card's free memory once the
+  # trainer has allocated (its "start" event) or after its first step: the run either ends with
+  # the engine's report (hone: fatal: ...) or, needing nothing more, trains on; either way it
+  # resumes from its newest checkpoint once the memory is free again.
+  m=$work/qwen3-4b-q4_k_m.gguf
+  [ -f "$m" ] || "$bin/hone-train" make-model ${spec[qwen3-4b]} --type q4_k_m --out "$m" 2>> "$out/oom.log"
+  "$bin/hone-train" --model "$m" --data "$dev/text.txt" --out "$work/oom-a" --backend cuda --steps 2 --ctx 65536 --rank 8 \
+    --json > "$out/oom-a.jsonl" 2> "$out/oom-a.err"
+  log "oom (a) ctx 65536: exit $? $(grep -h '"type":"error"' "$out/oom-a.jsonl" | head -1 | cut -c1-700)"
+  for when in start step; do
+    rm -rf "$work/oom-$when" "$work/hog-go"
+    # the hog starts first (CUDA and torch take seconds to start) and takes the memory on a signal
+    python3 -u - "$work/hog-go" > "$out/oom-hog-$when.log" 2>&1 <<'PY' &
+import os, sys, time, torch
+torch.cuda.init(); torch.empty(1, device='cuda')
+flag = sys.argv[1]
+while not os.path.exists(flag): time.sleep(0.005)
+free, _ = torch.cuda.mem_get_info()
+blocks, left = [], free - (48 << 20)
+while left > (16 << 20):
+    n = min(left, 2 << 30)
+    try:
+        blocks.append(torch.empty(n, dtype=torch.uint8, device='cuda')); left -= n
+    except RuntimeError:
+        left = n // 2
+print(f"hog: took {sum(b.numel() for b in blocks) / 2**30:.2f} GiB of {free / 2**30:.2f} GiB free; {torch.cuda.mem_get_info()[0] / 2**20:.0f} MiB left", flush=True)
+time.sleep(90)
+PY
+    hog=$!
+    sleep 8
+    "$bin/hone-train" --model "$m" --data "$dev/text.txt" --out "$work/oom-$when" --backend cuda --steps 12 --ctx 4096 --rank 8 \
+      --eval-split 0.1 --eval-every 6 --checkpoint-every 1 --json > "$out/oom-$when.jsonl" 2> "$out/oom-$when.err" &
+    pid=$!
+    until grep -q "\"type\":\"$when\"" "$out/oom-$when.jsonl" 2>/dev/null || ! kill -0 $pid 2>/dev/null; do sleep 0.01; done
+    touch "$work/hog-go"
+    wait $pid; rc=$?
+    kill $hog 2>/dev/null; wait $hog 2>/dev/null
+    log "oom (b) memory taken at the first '$when' event: exit $rc, $(grep -c '"type":"step"' "$out/oom-$when.jsonl") steps; $(cat "$out/oom-hog-$when.log" | tail -1)"
+    log "    $(grep -h 'hone: fatal' "$out/oom-$when.err" | cut -c1-1200) $(grep -h '"type":"error"' "$out/oom-$when.jsonl" | cut -c1-700)"
+    ck=$(ls "$work/oom-$when/checkpoints" 2>/dev/null | sort -n | tail -1)
+    if [ -n "$ck" ] && [ ! -f "$work/oom-$when/adapter.gguf" ]; then
+      "$bin/hone-train" --resume "$work/oom-$when/checkpoints/$ck" --json > "$out/oom-$when-resume.jsonl" 2>> "$out/oom.log"
+      log "    resumed from step $ck: exit $?, steps $(grep '"type":"step"' "$out/oom-$when-resume.jsonl" | head -1 | sed 's/.*"step":\([0-9]*\).*/\1/')..$(grep '"type":"step"' "$out/oom-$when-resume.jsonl" | tail -1 | sed 's/.*"step":\([0-9]*\).*/\1/'), adapter $( [ -f "$work/oom-$when/adapter.gguf" ] && echo written || echo missing)"
+    fi
   done
   ;;
 set-rows)
