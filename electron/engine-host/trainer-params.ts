@@ -14,6 +14,16 @@ export function trainerParams(cfg: TrainConfig, extra: Pick<TrainerParams, 'chec
     nCtx: cfg.ctx, nBatch: cfg.batch, nUbatch: cfg.ubatch || cfg.batch, nSteps: cfg.steps, nEpochs: cfg.steps > 0 ? 0 : cfg.epochs,
     lr: cfg.lr, lrSchedule: cfg.schedule, warmupSteps: cfg.warmup, lrMin: cfg.lrMin, weightDecay: cfg.weightDecay,
     maxGradNorm: cfg.maxGradNorm, seed: cfg.seed, evalEvery: cfg.evalEvery, checkpointEvery: cfg.checkpointEvery,
-    keepCheckpoints: cfg.keepCheckpoints, memoryLimit: cfg.memoryLimit, profile: cfg.profile, ...extra,
+    keepCheckpoints: cfg.keepCheckpoints, memoryLimit: cfg.memoryLimit, profile: cfg.profile, ...testHooks(), ...extra,
   };
+}
+
+/**
+ * Tests only: HONE_TEST_REFUSE_OPS in the host's environment gives the training graph a primary
+ * backend that refuses those ops (as hone-train's --test-refuse-ops), so the app's plan and op
+ * report show real CPU fallbacks with the backend's own reason on machines without a GPU.
+ */
+function testHooks(): Pick<TrainerParams, 'testRefuseOps'> {
+  const ops = process.env.HONE_TEST_REFUSE_OPS;
+  return ops ? { testRefuseOps: ops } : {};
 }

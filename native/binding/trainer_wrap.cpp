@@ -11,7 +11,7 @@ namespace hone_node {
 
 struct TrainerWrap::State {
     hone_trainer * trainer = nullptr;
-    std::string checkpoint_dir, run_config; // hone_train_params points into these
+    std::string checkpoint_dir, run_config, test_refuse_ops; // hone_train_params points into these
     ~State() { if (trainer) hone_trainer_free(trainer); }
 };
 
@@ -362,6 +362,9 @@ Napi::Value TrainerWrap::Create(const Napi::CallbackInfo & info) {
     st->run_config = get_string(o, "runConfig", "");
     p.checkpoint_dir = st->checkpoint_dir.empty() ? nullptr : st->checkpoint_dir.c_str();
     p.run_config_json = st->run_config.empty() ? nullptr : st->run_config.c_str();
+    // tests only: a primary backend that refuses these ops, so they fall back to the CPU
+    st->test_refuse_ops = get_string(o, "testRefuseOps", "");
+    p.test_refuse_ops = st->test_refuse_ops.empty() ? nullptr : st->test_refuse_ops.c_str();
     CreateWorker * w = nullptr;
     try {
         w = new CreateWorker(env, info.Env().GetInstanceData<AddonData>(), info[0].As<Napi::Object>(), info[1].As<Napi::Object>(), st, p);

@@ -105,7 +105,7 @@ function OpsReportBody({ dryRun }: { dryRun: boolean }) {
         <Card title={dryRun ? 'Placement (planned)' : 'Placement (as run)'}>
           <dl className="stats stats-3">
             <Stat label="Compute ops" value={formatCount(report.n_compute_nodes)} hint={`of ${formatCount(report.n_nodes)} nodes`} />
-            <Stat label="On the GPU" value={multi ? formatPercent(gpuShare, 1) : '–'} hint={multi ? `${formatPercent(gpuFlops, 1)} of FLOPs` : 'no GPU backend'} />
+            <Stat label={multi ? `On ${report.backends[0]}` : 'On the GPU'} value={multi ? formatPercent(gpuShare, 1) : '–'} hint={multi ? `${formatPercent(gpuFlops, 1)} of FLOPs` : 'no GPU backend'} />
             <Stat label="CPU fallbacks" value={formatCount(report.cpu_fallbacks.length)} tone={report.cpu_fallbacks.length ? 'warn' : 'ok'} />
             <Stat label="Splits per step" value={formatCount(report.n_splits)} hint="backend boundaries" />
             <Stat label="Copies per step" value={formatCount(report.copies.length)} hint={formatBytes(report.copy_bytes)} />
@@ -174,7 +174,7 @@ function FallbackGroups({ fallbacks }: { fallbacks: Array<{ op: string; reason: 
     groups.set(f.reason, g);
   }
   return (
-    <ul className="fallbacks" data-testid="fallbacks">
+    <ul className="fallbacks" data-testid="fallbacks" tabIndex={0} aria-label="CPU fallbacks by reason">
       {[...groups.values()]
         .sort((a, b) => b.count - a.count)
         .map((g) => (
