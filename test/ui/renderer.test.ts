@@ -33,6 +33,9 @@ async function dropFiles(page: Page, selector: string, files: Array<{ name: stri
   );
 }
 
+/** How far the page scrolls sideways (0: it fits the window's width). */
+const horizontalOverflow = (page: Page) => page.evaluate(() => Math.max(0, document.documentElement.scrollWidth - window.innerWidth));
+
 const statValue = (page: Page, label: string) => page.locator('.stat', { has: page.locator('.stat-label', { hasText: new RegExp(`^${label}$`) }) }).locator('.stat-value');
 
 test('a person trains a LoRA in the browser: model, dataset, plan, run, ops, history, adapter', { timeout: 600_000 }, async (t) => {
@@ -262,10 +265,27 @@ test('a person trains a LoRA in the browser: model, dataset, plan, run, ops, his
       if (view === 'ops') await page.getByRole('radio', { name: 'Run' }).click();
       await page.waitForTimeout(400);
       await page.screenshot({ path: join(SHOTS, `${view}-${scheme}.png`) });
+      assert.equal(await horizontalOverflow(page), 0, `${view} (${scheme}) scrolls sideways at 1280×800`);
       for (const v of await axeViolations(page)) problemsFound.push(`${view} (${scheme}): ${v.impact} ${v.id}: ${v.help}: ${v.nodes.map((n) => `${n.target.join(' ')} ${n.html.slice(0, 100)} (${n.failureSummary?.split('\n').slice(-1)[0] ?? ''})`).join('; ')}`);
     }
   }
   assert.deepEqual(problemsFound, [], `accessibility violations:\n${problemsFound.join('\n')}`);
+
+  // ---- a 4K display: unscaled (3840×2160) and at 200 % (the usual setting); nothing overflows --
+  for (const [w, h, scale] of [[3840, 2160, 1], [1920, 1080, 2]] as const) {
+    // a context of its own (the scale is per context) with the session's cookie
+    const context = await browser.newContext({ viewport: { width: w, height: h }, deviceScaleFactor: scale, colorScheme: 'light' });
+    await context.addCookies(await page.context().cookies());
+    const big = await context.newPage();
+    await big.goto(page.url());
+    for (const view of VIEWS) {
+      await go(big, view);
+      await big.waitForTimeout(300);
+      assert.equal(await horizontalOverflow(big), 0, `${view} scrolls sideways at ${w}×${h}@${scale}x`);
+      if (view === 'train' || view === 'runs') await big.screenshot({ path: join(SHOTS, `${view}-4k-${scale}x.png`) });
+    }
+    await context.close();
+  }
   assert.deepEqual(pageErrors, [], `errors in the page:\n${pageErrors.join('\n')}`);
   failed = false;
 });
