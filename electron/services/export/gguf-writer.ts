@@ -4,10 +4,9 @@
  * each tensor's data padded to the alignment. Tensor data is asked for one tensor at a time, so
  * only one tensor is in memory. The file is flushed to disk before the promise settles.
  */
-import { open } from 'node:fs/promises';
 import { HoneError } from '../../common/errors.ts';
-import { reason } from '../models/fs-errors.ts';
 import type { GgufValue, GgufValueType } from '../models/gguf-header.ts';
+import { writeParts, type Part } from './write-parts.ts';
 
 export interface GgufKv {
   key: string;
@@ -123,36 +122,16 @@ export function ggufHeader(kv: GgufKv[], tensors: GgufTensorOut[], alignment: nu
 
 /** Writes the file at `path` (created, or truncated); returns its size. */
 export async function writeGgufFile(path: string, kv: GgufKv[], tensors: GgufTensorOut[], alignment = 32): Promise<number> {
-  const header = ggufHeader(kv, tensors, alignment);
-  let handle;
-  try {
-    handle = await open(path, 'w');
-  } catch (err) {
-    throw new HoneError('io_error', `${path}: cannot be written: ${reason(err)}`);
-  }
-  try {
-    let at = 0;
-    const write = async (b: Buffer) => {
-      let done = 0;
-      while (done < b.length) {
-        const { bytesWritten } = await handle.write(b, done, b.length - done, at + done);
-        done += bytesWritten;
-      }
-      at += b.length;
-    };
-    await write(header);
+  function* parts(): Generator<Part> {
+    yield ggufHeader(kv, tensors, alignment);
     for (const t of tensors) {
-      const data = await t.data();
-      if (data.length !== t.bytes) throw new HoneError('internal', `${path}: tensor '${t.name}' has ${data.length} bytes, ${t.bytes} declared`);
-      await write(data);
-      if (pad(t.bytes, alignment) > t.bytes) await write(Buffer.alloc(pad(t.bytes, alignment) - t.bytes));
+      yield async () => {
+        const data = await t.data();
+        if (data.length !== t.bytes) throw new HoneError('internal', `${path}: tensor '${t.name}' has ${data.length} bytes, ${t.bytes} declared`);
+        return data;
+      };
+      if (pad(t.bytes, alignment) > t.bytes) yield Buffer.alloc(pad(t.bytes, alignment) - t.bytes);
     }
-    await handle.sync();
-    return at;
-  } catch (err) {
-    if (err instanceof HoneError) throw err;
-    throw new HoneError('io_error', `${path}: cannot be written: ${reason(err)}`);
-  } finally {
-    await handle.close().catch(() => undefined);
   }
+  return writeParts(path, parts());
 }

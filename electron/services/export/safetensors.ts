@@ -8,9 +8,10 @@
  * header is JSON of that shape, offsets start at 0, follow each other without gaps or overlaps,
  * end at the end of the file, and each tensor's byte count is its shape times its dtype's size.
  */
-import { open, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { HoneError } from '../../common/errors.ts';
 import { reason } from '../models/fs-errors.ts';
+import { writeParts } from './write-parts.ts';
 
 export const DTYPE_BYTES: Record<string, number> = {
   BOOL: 1, U8: 1, I8: 1, F8_E5M2: 1, F8_E4M3: 1, I16: 2, U16: 2, F16: 2, BF16: 2, I32: 4, U32: 4, F32: 4, I64: 8, U64: 8, F64: 8,
@@ -52,26 +53,7 @@ export function safetensorsHeader(tensors: Array<Omit<SafeTensor, 'data'> & { by
 /** Writes `tensors` (in this order) to `path`, flushed to disk; returns the file's size. */
 export async function writeSafetensors(path: string, tensors: SafeTensor[], metadata: Record<string, string> = {}): Promise<number> {
   const header = safetensorsHeader(tensors.map((t) => ({ ...t, bytes: t.data.length })), metadata);
-  let handle;
-  try {
-    handle = await open(path, 'w');
-  } catch (err) {
-    throw new HoneError('io_error', `${path}: cannot be written: ${reason(err)}`);
-  }
-  try {
-    let at = 0;
-    for (const part of [header, ...tensors.map((t) => t.data)]) {
-      let done = 0;
-      while (done < part.length) done += (await handle.write(part, done, part.length - done, at + done)).bytesWritten;
-      at += part.length;
-    }
-    await handle.sync();
-    return at;
-  } catch (err) {
-    throw new HoneError('io_error', `${path}: cannot be written: ${reason(err)}`);
-  } finally {
-    await handle.close().catch(() => undefined);
-  }
+  return writeParts(path, [header, ...tensors.map((t) => t.data)]);
 }
 
 export interface SafetensorsFile {
