@@ -97,7 +97,7 @@ do_check() {
     lay_out all || return 1
     check_ldd "with *.so.* too" || return 1
   fi
-  log "ldd of the modules: $(for m in "$pkg"/libggml-cuda*.so "$pkg"/libggml-cpu-x64.so; do echo "$(basename "$m"): $(ldd "$m" | grep -E 'ggml|cudart|cublas|not found' | awk '{print $1 "=>" $3}' | tr '\n' ' ')"; done)"
+  log "ldd of the modules: $(for m in "$pkg"/libggml-cuda*.so "$pkg"/libggml-cpu-x64.so; do echo "$(basename "$m"): $(ldd "$m" | grep -E 'ggml|cudart|cublas|nccl|not found' | awk '{print $1 "=>" $3}' | tr '\n' ' ')"; done)"
 
   cd "$pkg" || return 1
   local vocab=$src/models/ggml-vocab-llama-spm.gguf
