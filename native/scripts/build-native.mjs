@@ -65,6 +65,8 @@ function main() {
   };
   if (dist) {
     defs.GGML_BACKEND_DL = 'ON';
+    // a CUDA module that needs NCCL would not load where NCCL is not installed
+    if (cuda) defs.GGML_CUDA_NCCL = 'OFF';
     // one CPU module per instruction-set level, the best one picked on the user's machine
     if (process.arch === 'x64') defs.GGML_CPU_ALL_VARIANTS = 'ON';
     // Metal's shaders inside its library: nothing to find beside it at run time

@@ -47,7 +47,7 @@ do_build() {
   # build-native.mjs, HONE_DIST=1 HONE_CUDA=1 HONE_CUDA_ARCH=90, on Linux x86-64 (no ccache there)
   cmake -S "$root/native" -B "$build" -G Ninja -DHONE_LLAMA_DIR="$src" -DCMAKE_BUILD_TYPE=Release \
     -DBUILD_SHARED_LIBS=ON -DCMAKE_POSITION_INDEPENDENT_CODE=ON -DGGML_NATIVE=OFF -DGGML_CUDA=ON -DGGML_METAL=OFF \
-    -DGGML_OPENMP=OFF -DGGML_BACKEND_DL=ON -DGGML_CPU_ALL_VARIANTS=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DLLAMA_OPENSSL=OFF \
+    -DGGML_OPENMP=OFF -DGGML_BACKEND_DL=ON -DGGML_CPU_ALL_VARIANTS=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DGGML_CUDA_NCCL=OFF -DLLAMA_OPENSSL=OFF \
     ${DIST_CMAKE_EXTRA:-} > /tmp/hone-dist-cmake.log 2>&1 || { tail -30 /tmp/hone-dist-cmake.log | tee -a "$out/dist-summary.txt"; return 1; }
   log "configure: $(( $(date +%s) - t0 )) s; $(grep -cE 'GGML_CPU_ALL_VARIANTS|Adding CPU backend variant' /tmp/hone-dist-cmake.log) CPU variant lines; $(grep -iE 'NCCL' /tmp/hone-dist-cmake.log | head -1)"
   cmake --build "$build" -j "$jobs" --target hone-train llama-quantize > /tmp/hone-dist-build.log 2>&1
