@@ -12,6 +12,7 @@ int cmd_render(int argc, char ** argv);
 int cmd_score(int argc, char ** argv);
 int cmd_merge(int argc, char ** argv);
 int cmd_compare_logits(int argc, char ** argv);
+int cmd_chat(int argc, char ** argv);
 
 // The process's peak resident memory so far, in MiB (0 where unknown).
 double peak_rss_mib();

@@ -35,7 +35,10 @@ static const char * USAGE =
     "  hone-train merge --model M.gguf --adapter A.gguf --out MERGED.gguf [--type q4_k_m|q5_k_m|q8_0|f16] [--scale 1]\n"
     "             [--threads N] [--json]   (base + scale * B·A as a new GGUF; untouched tensors copied)\n"
     "  hone-train compare-logits --model A.gguf [--adapter X.gguf] --model-b B.gguf [--adapter-b Y.gguf] --text \"...\" [--json]\n"
-    "             (llama.cpp's logits of both on the same tokens, and how far apart they are)\n";
+    "             (llama.cpp's logits of both on the same tokens, and how far apart they are)\n"
+    "  hone-train chat --model M.gguf [--adapter A.gguf --scale 1] --prompt \"...\" [--system \"...\"] [--max-tokens 256]\n"
+    "             [--greedy | --temperature T --top-p 0.95 --seed 42] [--backend cpu|auto|cuda|metal --threads N --ctx N] [--json]\n"
+    "             (a reply through the chat template, streamed; Ctrl-C stops it)\n";
 
 // Linux: VmHWM of this process image (getrusage's ru_maxrss also counts the parent's memory
 // when forked from a large process such as Node, and keeps it across exec).
@@ -88,6 +91,7 @@ int main(int argc, char ** argv) {
         if (argc >= 2 && !strcmp(argv[1], "score")) return cmd_score(argc, argv);
         if (argc >= 2 && !strcmp(argv[1], "merge")) return cmd_merge(argc, argv);
         if (argc >= 2 && !strcmp(argv[1], "compare-logits")) return cmd_compare_logits(argc, argv);
+        if (argc >= 2 && !strcmp(argv[1], "chat")) return cmd_chat(argc, argv);
         if (argc >= 2 && !strcmp(argv[1], "train")) return cmd_train(argc - 1, argv + 1);
         return cmd_train(argc, argv);
     } catch (const UsageError & e) {

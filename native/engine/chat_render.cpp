@@ -374,6 +374,52 @@ void tokenize_with_spans(const llama_vocab * vocab, const std::string & text, bo
     }
 }
 
+// Parses a Jinja template with the vocab's BOS/EOS texts; `whose` names it in the error.
+static void make_template(const std::string & src, const llama_vocab * vocab, const char * whose, std::unique_ptr<common_chat_template> & out) {
+    const int32_t bos = llama_vocab_bos(vocab), eos = llama_vocab_eos(vocab);
+    const std::string bos_text = bos != LLAMA_TOKEN_NULL ? token_piece(vocab, bos) : "";
+    const std::string eos_text = eos != LLAMA_TOKEN_NULL ? token_piece(vocab, eos) : "";
+    try {
+        out = std::make_unique<common_chat_template>(src, bos_text, eos_text);
+    } catch (const std::exception & e) {
+        fail(HONE_E_FORMAT, "%s chat template does not parse: %s", whose, e.what());
+    }
+}
+
+std::unique_ptr<common_chat_template> model_chat_template(const llama_model * model, std::string & source,
+                                                          std::unique_ptr<common_chat_template> * tools) {
+    const llama_vocab * vocab = llama_model_get_vocab(model);
+    std::unique_ptr<common_chat_template> t;
+    if (llama_model_chat_template(model, nullptr)) {
+        // llama.cpp's loader also patches a few known-broken templates here.
+        common_chat_templates_ptr all = common_chat_templates_init(model, "");
+        make_template(common_chat_templates_source(all.get()), vocab, "the model's", t);
+        const std::string tools_src = common_chat_templates_source(all.get(), "tool_use");
+        if (tools && !tools_src.empty()) make_template(tools_src, vocab, "the model's", *tools);
+        source = "model";
+    } else {
+        make_template(FALLBACK_TEMPLATE, vocab, "the fallback", t);
+        source = "fallback";
+    }
+    return t;
+}
+
+std::string render_generation_prompt(const common_chat_template & t, const std::string & messages_json) {
+    autoparser::generation_params gp;
+    gp.messages = adapt_to_template(json::parse(messages_json), t.original_caps());
+    gp.add_generation_prompt = true;
+    gp.enable_thinking = true;
+    gp.add_bos = false; // as training renders: the template's own bos_token text stays
+    gp.add_eos = false;
+    try {
+        return common_chat_template_direct_apply(t, gp);
+    } catch (const HoneError &) {
+        throw;
+    } catch (const std::exception & e) {
+        fail(HONE_E_INVALID_ARG, "the chat template cannot render this conversation: %s", e.what());
+    }
+}
+
 } // namespace hone
 
 extern "C" {
@@ -394,30 +440,13 @@ hone_status hone_renderer_init(hone_model * model, const hone_render_params * pa
         r->model = model;
         r->p = *params;
         r->vocab = llama_model_get_vocab(model->vocab_model);
-        std::string src, tools_src;
         if (params->chat_template && *params->chat_template) {
-            src = params->chat_template;
             r->source_kind = "override";
-        } else if (llama_model_chat_template(model->vocab_model, nullptr)) {
-            // llama.cpp's loader also patches a few known-broken templates here.
-            common_chat_templates_ptr t = common_chat_templates_init(model->vocab_model, "");
-            src = common_chat_templates_source(t.get());
-            tools_src = common_chat_templates_source(t.get(), "tool_use");
-            r->source_kind = "model";
+            make_template(params->chat_template, r->vocab, "the given", r->tmpl);
         } else {
-            src = FALLBACK_TEMPLATE;
-            r->source_kind = "fallback";
+            r->tmpl = model_chat_template(model->vocab_model, r->source_kind, &r->tmpl_tools);
         }
         r->p.chat_template = nullptr;
-        const int32_t bos = llama_vocab_bos(r->vocab), eos = llama_vocab_eos(r->vocab);
-        const std::string bos_text = bos != LLAMA_TOKEN_NULL ? token_piece(r->vocab, bos) : "";
-        const std::string eos_text = eos != LLAMA_TOKEN_NULL ? token_piece(r->vocab, eos) : "";
-        try {
-            r->tmpl = std::make_unique<common_chat_template>(src, bos_text, eos_text);
-            if (!tools_src.empty()) r->tmpl_tools = std::make_unique<common_chat_template>(tools_src, bos_text, eos_text);
-        } catch (const std::exception & e) {
-            fail(HONE_E_FORMAT, "%s chat template does not parse: %s", r->source_kind == "model" ? "the model's" : "the given", e.what());
-        }
         *out = r.release();
     });
 }

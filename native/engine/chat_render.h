@@ -11,6 +11,7 @@
 #include <vector>
 
 struct common_chat_template;
+struct llama_model;
 struct llama_vocab;
 
 struct hone_renderer {
@@ -39,5 +40,17 @@ struct TokenSpan { int32_t begin, end; };
 // lacks it) and finds each token's byte range in `text`.
 void tokenize_with_spans(const llama_vocab * vocab, const std::string & text, bool add_bos,
                          std::vector<int32_t> & tokens, std::vector<TokenSpan> & spans);
+
+// The model's own chat template (as llama.cpp's chat layer loads it, with its fixes of known
+// broken templates; `tools` gets its "tool_use" variant, if any), or the plain fallback of
+// models without one. `source` is set to "model" or "fallback".
+std::unique_ptr<common_chat_template> model_chat_template(const llama_model * model, std::string & source,
+                                                          std::unique_ptr<common_chat_template> * tools = nullptr);
+
+// Renders `messages` (a JSON array of {role, content} with string contents) through `t` with
+// the generation prompt, with the workarounds training renders apply (a system message merged
+// into the first user message when the template has no system role), so a prompt looks as
+// training conversations did.
+std::string render_generation_prompt(const common_chat_template & t, const std::string & messages_json);
 
 } // namespace hone

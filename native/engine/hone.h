@@ -392,6 +392,65 @@ const char *    hone_rendered_text(const hone_rendered * r, size_t * len);
 const int32_t * hone_rendered_token_spans(const hone_rendered * r);
 void            hone_rendered_free(hone_rendered * r);
 
+// ---- chat: generation with and without an adapter ---------------------------------------
+// llama.cpp inference on a GGUF base with an optional LoRA (llama.cpp's own adapter loader), for
+// trying a trained adapter: a conversation is rendered through the model's chat template with
+// the generation prompt (a model without one: the plain fallback training uses, "### User:" /
+// "### Assistant:", docs/rendering.md), and the reply streams out piece by piece. The adapter's
+// scale is set per generation (0: the base alone), so one loaded model answers both ways.
+// docs/chat.md describes it.
+
+typedef struct hone_chat hone_chat;
+
+typedef struct {
+    const char * model_path;   // the base GGUF
+    const char * adapter_path; // a llama.cpp LoRA GGUF for this base; NULL or "": none
+    const char * backend;      // "cpu" (default), "auto" (a GPU if present, else CPU), "cuda", "metal"
+    int n_threads;             // CPU threads; <= 0: all hardware threads
+    int32_t n_ctx;             // tokens of conversation + reply; 0: the model's training context, at most 4096
+} hone_chat_params;
+
+typedef struct {
+    int32_t max_tokens;   // reply tokens at most, 1..n_ctx
+    float adapter_scale;  // the adapter's strength, >= 0 (0: the base; 1: as trained); ignored without one
+    bool greedy;          // true: the most likely token each step (deterministic); false: sampled
+    float temperature;    // sampled: softmax temperature, > 0
+    float top_p;          // sampled: nucleus mass kept, 0 < top_p <= 1
+    uint32_t seed;        // sampled: the same seed (and inputs) gives the same reply
+} hone_chat_sampling;
+
+typedef struct {
+    char backend[32];          // where the model runs ("CPU", "CUDA0", ...)
+    char template_source[16];  // "model" (its own chat template) or "fallback" (it has none)
+    int32_t n_ctx;             // the context's tokens
+    bool has_adapter;
+} hone_chat_info;
+
+typedef struct {
+    int32_t prompt_tokens;     // tokens of the rendered conversation
+    int32_t reply_tokens;      // tokens generated (an end-of-turn token not counted)
+    char stop[16];             // why it ended: "eos" (the model ended its turn), "max_tokens", "context" (full), "stopped" (on_piece)
+    char template_source[16];  // as hone_chat_info
+} hone_chat_result;
+
+// One piece of the reply: UTF-8, never a partial character; return false to stop generating
+// (the result then says "stopped"; not an error).
+typedef bool (*hone_chat_piece_cb)(const char * text, size_t len, void * user_data);
+
+hone_chat_params   hone_chat_default_params(void);
+hone_chat_sampling hone_chat_default_sampling(void);
+// Loads the model (and the adapter: one for another base is refused, HONE_E_MISMATCH or
+// HONE_E_FORMAT with llama.cpp's reason) and creates the inference context.
+hone_status hone_chat_init(const hone_chat_params * params, hone_chat ** out, hone_error * err);
+void        hone_chat_free(hone_chat * chat);
+void        hone_chat_get_info(const hone_chat * chat, hone_chat_info * info);
+// Generates a reply to `messages_json`, a JSON array [{"role": "system"|"user"|"assistant",
+// "content": "..."}] that ends with a user message. Each call starts from an empty context.
+// Ends at an end-of-generation token, max_tokens or a full context; a conversation longer than
+// the context is refused naming both sizes.
+hone_status hone_chat_generate(hone_chat * chat, const char * messages_json, size_t len, const hone_chat_sampling * sampling,
+                               hone_chat_piece_cb on_piece, void * user_data, hone_chat_result * result, hone_error * err);
+
 #ifdef __cplusplus
 }
 #endif

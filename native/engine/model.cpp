@@ -46,28 +46,33 @@ static bool dev_matches(ggml_backend_dev_t dev, const std::string & request) {
     return false;
 }
 
-void init_backends(Backends & b, const std::string & request, int n_threads) {
+ggml_backend_dev_t find_gpu_device(const std::string & request) {
     ensure_backends();
     if (request != "auto" && request != "cpu" && request != "cuda" && request != "metal") {
         fail(HONE_E_INVALID_ARG, "unknown backend '%s' (expected auto, cpu, cuda or metal)", request.c_str());
     }
-    b.cpu = cpu_backend_init(n_threads);
-    if (!b.cpu) fail(HONE_E_INTERNAL, "the CPU backend failed to initialise");
-    b.primary = b.cpu;
-    if (request == "cpu") return;
-
+    if (request == "cpu") return nullptr;
     for (size_t i = 0; i < ggml_backend_dev_count(); i++) {
         ggml_backend_dev_t dev = ggml_backend_dev_get(i);
         if (ggml_backend_dev_type(dev) != GGML_BACKEND_DEVICE_TYPE_GPU) continue;
         if (request != "auto" && !dev_matches(dev, request)) continue;
-        b.primary = ggml_backend_dev_init(dev, nullptr);
-        if (!b.primary) fail(HONE_E_INTERNAL, "backend %s failed to initialise", ggml_backend_dev_name(dev));
-        return;
+        return dev;
     }
     if (request != "auto") {
         fail(HONE_E_UNSUPPORTED, "backend '%s' requested but this build has no such device (build with %s)", request.c_str(),
              request == "cuda" ? "HONE_CUDA=1 on a machine with an NVIDIA GPU" : "Metal on Apple silicon");
     }
+    return nullptr;
+}
+
+void init_backends(Backends & b, const std::string & request, int n_threads) {
+    ggml_backend_dev_t gpu = find_gpu_device(request); // validates the request first
+    b.cpu = cpu_backend_init(n_threads);
+    if (!b.cpu) fail(HONE_E_INTERNAL, "the CPU backend failed to initialise");
+    b.primary = b.cpu;
+    if (!gpu) return;
+    b.primary = ggml_backend_dev_init(gpu, nullptr);
+    if (!b.primary) fail(HONE_E_INTERNAL, "backend %s failed to initialise", ggml_backend_dev_name(gpu));
 }
 
 } // namespace hone

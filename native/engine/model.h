@@ -124,6 +124,10 @@ namespace hone {
 void read_hparams(hone_model & m);
 // The general.architecture names read_hparams accepts (hparams.cpp's table), in table order.
 std::vector<std::string> trainable_architectures();
+// The GPU device a backend request ("auto", "cpu", "cuda", "metal") asks for: nullptr for "cpu",
+// and for "auto" without a GPU. Throws for an unknown request, and for "cuda"/"metal" when this
+// build has no such device.
+ggml_backend_dev_t find_gpu_device(const std::string & request);
 // Selects and initialises backends for a request ("auto", "cpu", "cuda", "metal").
 void init_backends(Backends & b, const std::string & request, int n_threads);
 // Silences llama.cpp/ggml logging unless HONE_VERBOSE is set.

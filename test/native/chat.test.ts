@@ -1,0 +1,134 @@
+/**
+ * Trying an adapter (issue 18's "Try it"): the same prompt through the base and through the base
+ * with a LoRA trained on stories260K to tell of a purple zebra, by `hone-train chat`, by
+ * `hone chat` and by the service's chat.generate (compare: base, then adapter, streamed).
+ */
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { ZEBRA_PROMPT, ZEBRA_REPLY, trainZebraChat } from '../helpers/chat-adapter.ts';
+import { requireFixture } from '../helpers/fixtures.ts';
+import { honeTrain, makeModel, tempDir, type RunResult } from '../helpers/native.ts';
+
+/** The reply a --json chat streamed, and its done event. */
+function reply(r: RunResult): { text: string; done: Record<string, any> } {
+  assert.equal(r.code, 0, r.stderr);
+  const done = r.events.find((e) => e.type === 'done');
+  assert.ok(done, `a done event: ${r.stdout}`);
+  return { text: r.events.filter((e) => e.type === 'piece').map((e) => e.text).join(''), done };
+}
+
+let trained: { model: string; adapter: string; runFolder: string } | null = null;
+function zebra(t: { skip(m?: string): void }) {
+  const model = requireFixture(t, 'stories260K.gguf');
+  if (!model) return null;
+  trained ??= { model, ...trainZebraChat(model, tempDir()) };
+  return trained;
+}
+
+describe('hone-train chat', () => {
+  test('the adapter tells of the purple zebra through the chat template; the base does not; greedy is deterministic', (t) => {
+    const z = zebra(t);
+    if (!z) return;
+    const chat = (extra: string[]) => reply(honeTrain(['chat', '--model', z.model, '--prompt', ZEBRA_PROMPT, '--max-tokens', '32', '--json', ...extra]));
+    const base = chat([]);
+    const tuned = chat(['--adapter', z.adapter]);
+    assert.ok(base.done.reply_tokens >= 10, `the base answers: '${base.text}'`);
+    assert.doesNotMatch(base.text, /purple|zebra/, `the base: '${base.text}'`);
+    assert.ok(tuned.text.startsWith('Once upon a time, there was a purple zebra named Zork'), `with the adapter: '${tuned.text}'`);
+    assert.equal(tuned.done.template, 'fallback', 'stories260K has no chat template: the fallback renders the conversation');
+    assert.equal(tuned.done.adapter, true);
+    assert.equal(tuned.done.stop, 'max_tokens');
+    assert.equal(tuned.done.reply_tokens, 32);
+    assert.equal(tuned.done.prompt_tokens, base.done.prompt_tokens);
+    // greedy twice: the same reply
+    assert.equal(chat(['--adapter', z.adapter]).text, tuned.text);
+    assert.equal(chat([]).text, base.text);
+    // the plain text mode prints the same reply
+    const plain = honeTrain(['chat', '--model', z.model, '--adapter', z.adapter, '--prompt', ZEBRA_PROMPT, '--max-tokens', '32']);
+    assert.equal(plain.code, 0, plain.stderr);
+    assert.equal(plain.stdout, `${tuned.text}\n`);
+    assert.match(plain.stderr, /32 reply tokens, stop: max_tokens; fallback chat template; CPU; with the adapter/);
+  });
+
+  test('scale 0 is the base, scale 1 is not; a system message is rendered into the prompt', (t) => {
+    const z = zebra(t);
+    if (!z) return;
+    const chat = (extra: string[]) => reply(honeTrain(['chat', '--model', z.model, '--prompt', ZEBRA_PROMPT, '--max-tokens', '24', '--json', ...extra]));
+    const base = chat([]);
+    const zero = chat(['--adapter', z.adapter, '--scale', '0']);
+    assert.equal(zero.text, base.text);
+    assert.equal(zero.done.scale, 0);
+    const full = chat(['--adapter', z.adapter, '--scale', '1']);
+    assert.notEqual(full.text, base.text);
+    const withSystem = chat(['--system', 'You are a storyteller.']);
+    assert.ok(withSystem.done.prompt_tokens > base.done.prompt_tokens, 'the system message is rendered into the prompt');
+  });
+
+  test('sampled with a seed is reproducible, and another seed gives another reply', (t) => {
+    const z = zebra(t);
+    if (!z) return;
+    const sampled = (seed: number) =>
+      reply(honeTrain(['chat', '--model', z.model, '--prompt', ZEBRA_PROMPT, '--max-tokens', '40', '--temperature', '1.2', '--top-p', '0.98', '--seed', String(seed), '--json'])).text;
+    const a = sampled(7);
+    assert.equal(sampled(7), a);
+    const others = [8, 9, 10].map(sampled);
+    assert.ok(others.some((o) => o !== a), `other seeds differ: ${JSON.stringify([a, ...others])}`);
+    const greedy = reply(honeTrain(['chat', '--model', z.model, '--prompt', ZEBRA_PROMPT, '--max-tokens', '40', '--json'])).text;
+    assert.ok([a, ...others].some((o) => o !== greedy), 'sampling is not greedy');
+  });
+
+  test('a stop from the stream ends the reply where it was asked, as a normal end', (t) => {
+    const z = zebra(t);
+    if (!z) return;
+    const out = honeTrain(['chat', '--model', z.model, '--adapter', z.adapter, '--prompt', ZEBRA_PROMPT, '--test-stop-after', '5', '--json']);
+    const r = reply(out);
+    assert.equal(r.done.stop, 'stopped');
+    assert.equal(r.done.reply_tokens, 5);
+    assert.equal(out.events.filter((e) => e.type === 'piece').length, 5);
+    assert.ok(ZEBRA_REPLY.startsWith(r.text), `the first five pieces of the trained reply: '${r.text}'`);
+  });
+
+  test('errors name the file or the setting', (t) => {
+    const z = zebra(t);
+    if (!z) return;
+    const err = (args: string[]) => {
+      const r = honeTrain(['chat', '--prompt', ZEBRA_PROMPT, '--json', ...args]);
+      assert.equal(r.code, 1, r.stderr);
+      const e = r.events.find((x) => x.type === 'error');
+      assert.ok(e, r.stdout);
+      return e!;
+    };
+    const missing = err(['--model', '/no/such/model.gguf']);
+    assert.equal(missing.code, 'io_error');
+    assert.match(missing.message, /\/no\/such\/model\.gguf: the model cannot be opened/);
+    const noAdapter = err(['--model', z.model, '--adapter', '/no/such/adapter.gguf']);
+    assert.equal(noAdapter.code, 'io_error');
+    assert.match(noAdapter.message, /adapter\.gguf: the adapter cannot be opened/);
+    // a model file is not an adapter: llama.cpp's loader says why
+    const notAdapter = err(['--model', z.model, '--adapter', z.model]);
+    assert.equal(notAdapter.code, 'bad_format');
+    assert.match(notAdapter.message, /the adapter does not load for this model: expect general\.type to be 'adapter'/);
+    // an adapter trained on another base (other shapes): refused, naming the tensor
+    const dir = tempDir();
+    const other = makeModel(dir, { arch: 'llama', embd: 64, layers: 2, heads: 4, kvHeads: 4, ff: 128, type: 'f32', vocab: 'llama-spm' });
+    writeFileSync(join(dir, 'text.txt'), 'Once upon a time there was a cat. '.repeat(20));
+    const trainedOther = honeTrain(['--model', other, '--data', join(dir, 'text.txt'), '--out', join(dir, 'other'), '--steps', '1', '--ctx', '16', '--json']);
+    assert.equal(trainedOther.code, 0, trainedOther.stderr);
+    const mismatch = err(['--model', z.model, '--adapter', join(dir, 'other', 'adapter.gguf')]);
+    assert.equal(mismatch.code, 'adapter_mismatch');
+    assert.match(mismatch.message, /incorrect shape|does not exist in base model/);
+    const backend = err(['--model', z.model, '--backend', 'tpu']);
+    assert.equal(backend.code, 'invalid_argument');
+    assert.match(backend.message, /unknown backend 'tpu'/);
+    const temp = err(['--model', z.model, '--temperature', '0']);
+    assert.match(temp.message, /temperature must be > 0/);
+    const long = err(['--model', z.model, '--prompt', 'story '.repeat(600), '--ctx', '256']);
+    assert.equal(long.code, 'invalid_argument');
+    assert.match(long.message, /the conversation is \d+ tokens: the context holds 256/);
+    const usage = honeTrain(['chat', '--model', z.model, '--prompt', 'x', '--greedy', '--seed', '3']);
+    assert.equal(usage.code, 2);
+    assert.match(usage.stderr, /--greedy cannot be combined/);
+  });
+});
