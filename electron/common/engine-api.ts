@@ -3,6 +3,7 @@
  * exchange `{id, kind, payload}` requests, `{id, event}` events and `{id, ok, result | error}`
  * replies. No platform imports.
  */
+import type { ChatMessage, ChatReply, ChatSampling, ChatWhich } from './chat.ts';
 import type { DatasetReport } from './dataset-report.ts';
 import type { PlainError } from './errors.ts';
 
@@ -160,7 +161,18 @@ export type EngineEvent =
   | { type: 'tokens'; stats: TokenStats }
   | { type: 'host-exited'; reason: string; lastCheckpoint: string | null }
   /** A merge wrote tensor `done` of `total`. */
-  | { type: 'merge-progress'; done: number; total: number; tensor: string };
+  | { type: 'merge-progress'; done: number; total: number; tensor: string }
+  /** A piece of a chat reply (whole UTF-8 characters), from the base or with the adapter. */
+  | { type: 'chat-token'; which: ChatWhich; text: string };
+
+/** What a `chat` request answers (docs/chat.md). */
+export interface ChatHostResult {
+  template: 'model' | 'fallback';
+  backend: string;
+  /** The model (and adapter) were already loaded by an earlier request. */
+  cached: boolean;
+  replies: ChatReply[];
+}
 
 export interface Requests {
   inspect: { payload: { model: string; data: string[]; config: Partial<TrainConfig> }; result: InspectResult };
@@ -186,6 +198,16 @@ export interface Requests {
    * name and renamed; `cancel` stops it and leaves nothing under `out`.
    */
   merge: { payload: { model: string; adapter: string; out: string; type?: MergeType; scale?: number }; result: MergeResult };
+  /**
+   * A reply to `messages` through llama.cpp with the adapter at `scale` (none: the base), streamed
+   * as `chat-token` events; `compare`: the base first, then with the adapter, on one loaded model.
+   * The model stays loaded for the next chat of the same files; a `train` frees it. `stop` ends
+   * the reply in progress (its text so far is kept, stop 'stopped') and skips the next.
+   */
+  chat: {
+    payload: { model: string; adapter: string | null; scale: number; messages: ChatMessage[]; sampling: ChatSampling; compare: boolean; backend?: 'cpu' | 'auto' | 'cuda' | 'metal'; threads?: number };
+    result: ChatHostResult;
+  };
 }
 
 export type RequestKind = keyof Requests;

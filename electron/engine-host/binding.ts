@@ -122,6 +122,31 @@ export interface NativeMergeProgress {
   merged: boolean;
 }
 
+export interface NativeChatReply {
+  text: string;
+  promptTokens: number;
+  replyTokens: number;
+  stop: 'eos' | 'max_tokens' | 'context' | 'stopped';
+  template: 'model' | 'fallback';
+}
+
+/** hone_chat: llama.cpp inference on a base with an optional adapter (docs/chat.md). */
+export interface NativeChat {
+  info(): { backend: string; template: 'model' | 'fallback'; nCtx: number; hasAdapter: boolean };
+  /**
+   * One reply to `messagesJson` (a JSON array of {role, content}). onPiece gets every piece in
+   * order, all before the Promise settles; returning false stops the reply (stop 'stopped').
+   */
+  generate(
+    messagesJson: string,
+    sampling: { maxTokens?: number; scale?: number; greedy?: boolean; temperature?: number; topP?: number; seed?: number },
+    onPiece?: (text: string) => boolean | void,
+  ): Promise<NativeChatReply>;
+  /** Ends the reply in progress; true when there was one. */
+  stop(): boolean;
+  dispose(): void;
+}
+
 export interface HoneAddon {
   Model: { load(o: { path: string; backend?: string; gpuPrecision?: string; threads?: number }): Promise<NativeModel> };
   Adapter: {
@@ -129,6 +154,7 @@ export interface HoneAddon {
     load(model: NativeModel, path: string): Promise<NativeAdapter>;
   };
   Trainer: { create(model: NativeModel, adapter: NativeAdapter, params: TrainerParams): Promise<NativeTrainer> };
+  Chat: { load(o: { model: string; adapter?: string; backend?: string; threads?: number; ctx?: number }): Promise<NativeChat> };
   /**
    * hone_merge: the adapter merged into the model as a new GGUF. onProgress follows every tensor;
    * returning false cancels (a rejection with code 'cancelled', nothing left under `out`).

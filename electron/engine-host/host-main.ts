@@ -7,6 +7,7 @@ import type { HostMessage, RequestMessage, Requests } from '../common/engine-api
 import { HoneError, toPlain } from '../common/errors.ts';
 import { loadAddon, type HoneAddon } from './binding.ts';
 import { readCapabilities } from './capabilities.ts';
+import { ChatModelCache, chatJob } from './chat.ts';
 import { inspectJob, RunControl, trainJob } from './jobs.ts';
 import { mergeJob } from './merge.ts';
 import { parentPort } from './parent-port.ts';
@@ -22,6 +23,7 @@ const port = found;
 let addon: HoneAddon | null = null;
 let busy: { id: number; control: RunControl } | null = null;
 const planModels = new PlanModelCache();
+const chatModels = new ChatModelCache();
 
 async function handle(msg: RequestMessage) {
   const reply = (m: HostMessage) => port.send(m);
@@ -59,9 +61,11 @@ async function handle(msg: RequestMessage) {
     else if (msg.kind === 'inspect') result = await inspectJob(addon, msg.payload as never, emit);
     else if (msg.kind === 'train') {
       planModels.drop(); // the run loads its own model: never two copies resident
+      chatModels.drop();
       result = await trainJob(addon, msg.payload as never, emit, control);
     }
     else if (msg.kind === 'merge') result = await mergeJob(addon, msg.payload as Requests['merge']['payload'], emit, control);
+    else if (msg.kind === 'chat') result = await chatJob(addon, msg.payload as Requests['chat']['payload'], emit, control, chatModels);
     else throw new HoneError('unknown_request', `unknown request '${String(msg.kind)}'`);
     reply({ id: msg.id, ok: true, result });
   } catch (e) {

@@ -1,6 +1,7 @@
 // The hone Node addon: registers one wrapper class per engine concept. N-API only
 // (NAPI_VERSION 8), so the same .node file loads in Node and in Electron.
 #include "adapter_wrap.h"
+#include "chat_wrap.h"
 #include "common.h"
 #include "merge.h"
 #include "model_wrap.h"
@@ -37,6 +38,7 @@ static Napi::Object InitAddon(Napi::Env env, Napi::Object exports) {
     exports.Set("Adapter", AdapterWrap::Init(env, data));
     exports.Set("Renderer", RendererWrap::Init(env, data));
     exports.Set("Trainer", TrainerWrap::Init(env, data));
+    exports.Set("Chat", ChatWrap::Init(env, data));
     exports.Set("capabilities", Napi::Function::New(env, Capabilities, "capabilities"));
     exports.Set("merge", Napi::Function::New(env, Merge, "merge"));
     exports.Set("textWindows", Napi::Function::New(env, TextWindows, "textWindows"));

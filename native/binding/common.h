@@ -17,6 +17,7 @@ struct AddonData {
     Napi::FunctionReference adapter_ctor;
     Napi::FunctionReference renderer_ctor;
     Napi::FunctionReference trainer_ctor;
+    Napi::FunctionReference chat_ctor;
 };
 
 // The stable string form of a hone_status, the same names hone-train prints.

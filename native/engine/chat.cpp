@@ -231,7 +231,7 @@ hone_status hone_chat_generate(hone_chat * c, const char * messages_json, size_t
     if (result) memset(result, 0, sizeof(*result));
     return guard(err, [&] {
         HONE_CHECK_ARG(c && messages_json && s, "chat, messages and sampling are required");
-        HONE_CHECK_ARG(s->max_tokens >= 1 && s->max_tokens <= c->n_ctx, "max_tokens must be 1..%d (the context), got %d", c->n_ctx, s->max_tokens);
+        HONE_CHECK_ARG(s->max_tokens >= 1, "max_tokens must be >= 1, got %d", s->max_tokens);
         HONE_CHECK_ARG(s->adapter_scale >= 0.0f && s->adapter_scale <= 16.0f, "adapter_scale must be 0..16, got %g", s->adapter_scale);
         if (!s->greedy) {
             HONE_CHECK_ARG(s->temperature > 0.0f, "temperature must be > 0 when sampling, got %g", s->temperature);

@@ -411,7 +411,7 @@ typedef struct {
 } hone_chat_params;
 
 typedef struct {
-    int32_t max_tokens;   // reply tokens at most, 1..n_ctx
+    int32_t max_tokens;   // reply tokens at most, >= 1 (a reply that fills the context ends there: stop "context")
     float adapter_scale;  // the adapter's strength, >= 0 (0: the base; 1: as trained); ignored without one
     bool greedy;          // true: the most likely token each step (deterministic); false: sampled
     float temperature;    // sampled: softmax temperature, > 0

@@ -7,6 +7,9 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { CHAT_DEFAULT_SAMPLING } from '../../electron/common/chat.ts';
+import type { EngineEvent, Requests } from '../../electron/common/engine-api.ts';
+import { EngineHost } from '../../electron/services/engine/client.ts';
 import { ZEBRA_PROMPT, ZEBRA_REPLY, trainZebraChat } from '../helpers/chat-adapter.ts';
 import { requireFixture } from '../helpers/fixtures.ts';
 import { honeTrain, makeModel, tempDir, type RunResult } from '../helpers/native.ts';
@@ -130,5 +133,85 @@ describe('hone-train chat', () => {
     const usage = honeTrain(['chat', '--model', z.model, '--prompt', 'x', '--greedy', '--seed', '3']);
     assert.equal(usage.code, 2);
     assert.match(usage.stderr, /--greedy cannot be combined/);
+  });
+});
+
+describe('the engine host answers chat requests', () => {
+  const request = (z: { model: string; adapter: string }, over: Partial<Requests['chat']['payload']> = {}): Requests['chat']['payload'] => ({
+    model: z.model,
+    adapter: z.adapter,
+    scale: 1,
+    messages: [{ role: 'user', content: ZEBRA_PROMPT }],
+    sampling: { ...CHAT_DEFAULT_SAMPLING, maxTokens: 24 },
+    compare: true,
+    ...over,
+  });
+
+  test('compare: the base streams first, then the adapter, on one model kept loaded for the next request', async (t) => {
+    const z = zebra(t);
+    if (!z) return;
+    const host = EngineHost.start();
+    try {
+      const events: EngineEvent[] = [];
+      const r = await host.request('chat', request(z), (e) => events.push(e));
+      assert.deepEqual(r.replies.map((x) => [x.which, x.scale, x.stop, x.replyTokens]), [['base', 0, 'max_tokens', 24], ['adapter', 1, 'max_tokens', 24]]);
+      assert.equal(r.template, 'fallback');
+      assert.equal(r.backend, 'CPU');
+      assert.equal(r.cached, false);
+      const tokens = events.filter((e) => e.type === 'chat-token');
+      const firstAdapter = tokens.findIndex((e) => e.which === 'adapter');
+      assert.ok(firstAdapter > 0 && tokens.slice(firstAdapter).every((e) => e.which === 'adapter'), 'every base piece comes before the first adapter piece');
+      for (const reply of r.replies) assert.equal(tokens.filter((e) => e.which === reply.which).map((e) => e.text).join(''), reply.text, `${reply.which}: the streamed pieces are the reply`);
+      assert.doesNotMatch(r.replies[0].text, /purple/);
+      assert.match(r.replies[1].text, /^Once upon a time, there was a purple zebra/);
+      // the same as hone-train chat gives
+      const cli = reply(honeTrain(['chat', '--model', z.model, '--adapter', z.adapter, '--prompt', ZEBRA_PROMPT, '--max-tokens', '24', '--json']));
+      assert.equal(r.replies[1].text, cli.text);
+
+      const again = await host.request('chat', request(z, { compare: false, scale: 0 }));
+      assert.equal(again.cached, true, 'the loaded model answers the next chat');
+      assert.deepEqual(again.replies.map((x) => [x.which, x.scale]), [['adapter', 0]]);
+      assert.equal(again.replies[0].text, r.replies[0].text, 'the adapter at scale 0 is the base');
+    } finally {
+      host.kill();
+    }
+  });
+
+  test('stop ends the reply in progress and skips the adapter reply of a compare', async (t) => {
+    const z = zebra(t);
+    if (!z) return;
+    const host = EngineHost.start();
+    try {
+      let pieces = 0;
+      const r = await host.request('chat', request(z, { sampling: { ...CHAT_DEFAULT_SAMPLING, greedy: false, temperature: 1.5, maxTokens: 4000 } }), (e) => {
+        if (e.type === 'chat-token' && ++pieces === 3) void host.request('stop', {});
+      });
+      assert.equal(r.replies.length, 1);
+      assert.equal(r.replies[0].which, 'base');
+      assert.equal(r.replies[0].stop, 'stopped');
+      assert.ok(r.replies[0].replyTokens >= 3 && r.replies[0].replyTokens < 4000, `stopped early: ${r.replies[0].replyTokens} tokens`);
+    } finally {
+      host.kill();
+    }
+  });
+
+  test('errors name the file or what is missing', async (t) => {
+    const z = zebra(t);
+    if (!z) return;
+    const host = EngineHost.start();
+    try {
+      const code = (p: Requests['chat']['payload']) => host.request('chat', p).then(() => null, (e: { code: string; message: string }) => e);
+      const missing = await code(request(z, { adapter: '/no/such/adapter.gguf' }));
+      assert.equal(missing?.code, 'not_found');
+      assert.match(missing!.message, /\/no\/such\/adapter\.gguf: the adapter cannot be read/);
+      const noAdapter = await code(request(z, { adapter: null }));
+      assert.equal(noAdapter?.code, 'invalid_argument');
+      assert.match(noAdapter!.message, /compare needs an adapter/);
+      const bad = await code(request(z, { compare: false, messages: [{ role: 'assistant', content: 'hi' }] }));
+      assert.equal(bad?.code, 'invalid_argument');
+      assert.match(bad!.message, /must end with a user message/);
+    } finally {
+      host.kill();
+    }
   });
 });
