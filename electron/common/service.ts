@@ -6,6 +6,7 @@
  * Methods are named `group.name` on the wire (`runs.start`); `SERVICE_METHODS` lists them and
  * `validateCall` checks their arguments, so web mode and Electron's main check exactly alike.
  */
+import type { ChatRequest, ChatResult, ChatToken } from './chat.ts';
 import type { InspectResult, TrainConfig } from './engine-api.ts';
 import type { PlainError } from './errors.ts';
 import type { ExportProgress, ExportRequest, ExportResult } from './export.ts';
@@ -59,6 +60,16 @@ export interface HoneService {
      */
     create(request: ExportRequest): Promise<ExportResult>;
   };
+  chat: {
+    /**
+     * A reply to a conversation through llama.cpp with the adapter applied (docs/chat.md):
+     * streamed as `chat-token` events tagged with the request's chatId; with `compare` the base
+     * answers first, then the base with the adapter. `busy` while a run trains.
+     */
+    generate(request: ChatRequest): Promise<ChatResult>;
+    /** Ends the reply in progress of that chat (its text so far is kept) and skips the next. */
+    stop(chatId: string): Promise<{ stopping: boolean }>;
+  };
   /** Live events of every run and of the engine host; returns the unsubscribe function. */
   subscribe(listener: (e: ServiceEvent) => void): () => void;
 }
@@ -67,7 +78,8 @@ export type ServiceEvent =
   | { type: 'run'; runId: string; record: RunEventRecord }
   | { type: 'run-status'; run: RunSummary }
   | { type: 'host-exited'; reason: string; runId: string | null; error: PlainError }
-  | ExportProgress;
+  | ExportProgress
+  | ChatToken;
 
 /** Every method by its wire name, with the argument kinds `validateCall` checks. */
 export const SERVICE_METHODS = {
@@ -89,6 +101,8 @@ export const SERVICE_METHODS = {
   'runs.events': ['id', 'since?'],
   'runs.opReport': ['id'],
   'exports.create': ['export'],
+  'chat.generate': ['chat'],
+  'chat.stop': ['chatId'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type ServiceMethod = keyof typeof SERVICE_METHODS;

@@ -3,6 +3,7 @@
  * main): a call that passes here reaches the service with the types its interface promises.
  * Errors name the method, the argument and what was wrong. No platform imports.
  */
+import { CHAT_LIMITS, CHAT_ROLES } from './chat.ts';
 import { HoneError } from './errors.ts';
 import { ADAPTER_STORAGES, EXPORT_FORMATS, MERGE_TYPES } from './export.ts';
 import { SERVICE_METHODS, type ServiceMethod } from './service.ts';
@@ -87,6 +88,75 @@ function checkExport(method: string, v: unknown): void {
   }
 }
 
+const CHAT_KEYS = ['chatId', 'run', 'adapter', 'model', 'scale', 'messages', 'compare', 'sampling', 'backend'];
+const SAMPLING_KEYS = ['maxTokens', 'greedy', 'temperature', 'topP', 'seed'];
+const BACKENDS = ['cpu', 'auto', 'cuda', 'metal'];
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return !!v && typeof v === 'object' && !Array.isArray(v);
+}
+
+function checkRun(method: string, arg: string, run: unknown): void {
+  if (typeof run !== 'string' || (!RUN_ID.test(run) && !/[\\/]/.test(run))) throw bad(method, arg, 'must be a run id or the path of a run folder', run);
+  if (/[\\/]/.test(run)) checkPath(method, arg, run);
+  else if (run.includes('..')) throw bad(method, arg, 'is not a run id', run);
+}
+
+function checkNumber(method: string, arg: string, v: unknown, min: number, max: number, opts: { integer?: boolean; aboveMin?: boolean } = {}): void {
+  const ok = typeof v === 'number' && Number.isFinite(v) && (opts.aboveMin ? v > min : v >= min) && v <= max && (!opts.integer || Number.isInteger(v));
+  if (!ok) throw bad(method, arg, `must be ${opts.integer ? 'a whole number' : 'a number'} ${opts.aboveMin ? `above ${min}` : `from ${min}`} to ${max}`, v);
+}
+
+/**
+ * A chat request (common/chat.ts): a run, or a model with an optional adapter; messages
+ * system (first only) / user / assistant ending with a user message, within CHAT_LIMITS; scale
+ * 0..4; sampling within its bounds; compare only with an adapter.
+ */
+function checkChat(method: string, v: unknown): void {
+  if (!isRecord(v)) throw bad(method, 'request', 'must be an object {run | model, adapter?; messages; scale?; compare?; sampling?}', v);
+  for (const k of Object.keys(v)) if (v[k] !== undefined && !CHAT_KEYS.includes(k)) throw bad(method, `request.${k}`, `is not known (${CHAT_KEYS.join(', ')})`, v[k]);
+  if (v.chatId !== undefined && !isRunId(v.chatId)) throw bad(method, 'request.chatId', 'must be letters, digits, . _ - (at most 128)', v.chatId);
+  const fromRun = v.run !== undefined;
+  if (fromRun && (v.adapter !== undefined || v.model !== undefined)) throw bad(method, 'request', 'gives both a run and adapter/model files: give one of them', v);
+  if (fromRun) checkRun(method, 'request.run', v.run);
+  else {
+    if (v.model === undefined) throw bad(method, 'request', 'must give a run, or a model (with an adapter to try)', v);
+    checkPath(method, 'request.model', v.model);
+    if (v.adapter !== undefined) checkPath(method, 'request.adapter', v.adapter);
+  }
+  if (v.scale !== undefined) checkNumber(method, 'request.scale', v.scale, 0, CHAT_LIMITS.scale);
+  if (v.compare !== undefined && typeof v.compare !== 'boolean') throw bad(method, 'request.compare', 'must be true or false', v.compare);
+  if (v.compare === true && !fromRun && v.adapter === undefined) throw bad(method, 'request.compare', 'needs an adapter (or a run) to compare the base with', v.compare);
+  if (v.backend !== undefined && !BACKENDS.includes(v.backend as string)) throw bad(method, 'request.backend', `must be one of ${BACKENDS.join(', ')}`, v.backend);
+
+  const msgs = v.messages;
+  if (!Array.isArray(msgs) || msgs.length === 0) throw bad(method, 'request.messages', 'must be a non-empty list of {role, content}', msgs);
+  if (msgs.length > CHAT_LIMITS.messages) throw bad(method, 'request.messages', `holds at most ${CHAT_LIMITS.messages} messages`, msgs.length);
+  let total = 0;
+  msgs.forEach((m, i) => {
+    const arg = `request.messages[${i}]`;
+    if (!isRecord(m)) throw bad(method, arg, 'must be an object {role, content}', m);
+    for (const k of Object.keys(m)) if (k !== 'role' && k !== 'content') throw bad(method, `${arg}.${k}`, 'is not known (role, content)', m[k]);
+    if (!CHAT_ROLES.includes(m.role as never)) throw bad(method, `${arg}.role`, `must be one of ${CHAT_ROLES.join(', ')}`, m.role);
+    if (m.role === 'system' && i > 0) throw bad(method, `${arg}.role`, 'system can only be the first message', m.role);
+    if (typeof m.content !== 'string') throw bad(method, `${arg}.content`, 'must be a string', m.content);
+    if (m.content.length > CHAT_LIMITS.messageChars) throw bad(method, `${arg}.content`, `must be at most ${CHAT_LIMITS.messageChars} characters`, m.content.length);
+    total += m.content.length;
+  });
+  if (total > CHAT_LIMITS.totalChars) throw bad(method, 'request.messages', `must hold at most ${CHAT_LIMITS.totalChars} characters in all`, total);
+  if ((msgs[msgs.length - 1] as { role: string }).role !== 'user') throw bad(method, 'request.messages', 'must end with a user message (the one to reply to)', (msgs[msgs.length - 1] as { role: string }).role);
+
+  if (v.sampling === undefined) return;
+  const s = v.sampling;
+  if (!isRecord(s)) throw bad(method, 'request.sampling', 'must be an object {maxTokens?, greedy?, temperature?, topP?, seed?}', s);
+  for (const k of Object.keys(s)) if (s[k] !== undefined && !SAMPLING_KEYS.includes(k)) throw bad(method, `request.sampling.${k}`, `is not known (${SAMPLING_KEYS.join(', ')})`, s[k]);
+  if (s.maxTokens !== undefined) checkNumber(method, 'request.sampling.maxTokens', s.maxTokens, 1, CHAT_LIMITS.maxTokens, { integer: true });
+  if (s.greedy !== undefined && typeof s.greedy !== 'boolean') throw bad(method, 'request.sampling.greedy', 'must be true or false', s.greedy);
+  if (s.temperature !== undefined) checkNumber(method, 'request.sampling.temperature', s.temperature, 0, CHAT_LIMITS.temperature, { aboveMin: true });
+  if (s.topP !== undefined) checkNumber(method, 'request.sampling.topP', s.topP, 0, 1, { aboveMin: true });
+  if (s.seed !== undefined) checkNumber(method, 'request.sampling.seed', s.seed, 0, 4294967295, { integer: true });
+}
+
 function checkArg(method: string, kind: string, v: unknown): void {
   const name = kind.replace(/\?$/, '');
   if (kind.endsWith('?') && v === undefined) return;
@@ -126,6 +196,12 @@ function checkArg(method: string, kind: string, v: unknown): void {
     }
     case 'export':
       checkExport(method, v);
+      return;
+    case 'chat':
+      checkChat(method, v);
+      return;
+    case 'chatId':
+      if (!isRunId(v)) throw bad(method, name, 'is not a chat id (letters, digits, . _ -)', v);
       return;
     default:
       throw new HoneError('internal', `${method}: no validator for argument kind '${kind}'`);

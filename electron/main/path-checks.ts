@@ -24,6 +24,11 @@ export function inputPaths(method: ServiceMethod, args: unknown[]): string[] {
       const r = v as { adapter?: unknown; model?: unknown };
       if (typeof r.adapter === 'string') out.push(r.adapter);
       if (typeof r.model === 'string') out.push(r.model);
+    } else if (kind === 'chat' && v && typeof v === 'object') {
+      // a chat reads its model and adapter (a run is looked up by the service)
+      const r = v as { adapter?: unknown; model?: unknown };
+      if (typeof r.adapter === 'string') out.push(r.adapter);
+      if (typeof r.model === 'string') out.push(r.model);
     }
   });
   return out;

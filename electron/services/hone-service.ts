@@ -6,6 +6,7 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
+import { CHAT_DEFAULT_SAMPLING, type ChatRequest, type ChatResult, type ChatSampling } from '../common/chat.ts';
 import type { InspectResult, TokenStats, TrainConfig } from '../common/engine-api.ts';
 import { HoneError, toPlain } from '../common/errors.ts';
 import type { ExportRequest, ExportResult } from '../common/export.ts';
@@ -13,6 +14,7 @@ import type { ListedModel, ModelList } from '../common/models.ts';
 import type { DatasetImport, EngineCapabilities, PlanResult, RunDetail, RunEventRecord, RunSummary } from '../common/runs.ts';
 import type { HoneService, RunSettings, ServiceEvent } from '../common/service.ts';
 import { validateCall } from '../common/validate.ts';
+import { resolveChatSource } from './chat/chat-source.ts';
 import { scanDataset } from './dataset/index.ts';
 import { EngineHost } from './engine/client.ts';
 import { HostKeeper, type HostExit } from './engine/host-keeper.ts';
@@ -60,6 +62,9 @@ export class NodeHoneService implements HoneService {
   /** The run a resume in that state is for (delete refuses it meanwhile). */
   private resuming: string | null = null;
   private disposing: Promise<void> | null = null;
+  /** The chat whose reply the host is generating (one at a time, like every host job). */
+  private chatInFlight: string | null = null;
+  private chatCount = 0;
 
   constructor(options: NodeHoneServiceOptions) {
     this.dataDir = resolve(options.dataDir);
@@ -184,6 +189,51 @@ export class NodeHoneService implements HoneService {
         defaults: () => this.trainDefaults(),
         onProgress: (p) => this.emit(p),
       });
+    },
+  };
+
+  readonly chat = {
+    generate: async (request: ChatRequest): Promise<ChatResult> => {
+      validateCall('chat.generate', [request]);
+      if (this.live || this.claiming) throw this.busy();
+      if (this.chatInFlight) throw new HoneError('busy', `chat ${this.chatInFlight} is answering: one reply at a time (stop it first)`, { chatId: this.chatInFlight });
+      const chatId = request.chatId ?? `chat-${Date.now().toString(36)}-${++this.chatCount}`;
+      const source = await resolveChatSource(request, (id) => {
+        this.registry.mustExist(id);
+        return this.registry.folder(id);
+      });
+      const given = Object.fromEntries(Object.entries(request.sampling ?? {}).filter(([, v]) => v !== undefined)) as Partial<ChatSampling>;
+      const payload = {
+        model: source.model,
+        adapter: source.adapter,
+        scale: request.scale ?? 1,
+        messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
+        sampling: { ...CHAT_DEFAULT_SAMPLING, ...given },
+        compare: request.compare ?? false,
+        backend: request.backend,
+      };
+      const r = await this.hostJob(async () => {
+        this.chatInFlight = chatId;
+        try {
+          return await this.hosts.get().request('chat', payload, (e) => {
+            if (e.type === 'chat-token') this.emit({ type: 'chat-token', chatId, which: e.which, text: e.text });
+          });
+        } catch (err) {
+          if (toPlain(err).code !== 'unknown_request') throw err;
+          throw new HoneError('unsupported', "this engine host cannot chat yet (it does not know the 'chat' request)");
+        } finally {
+          if (this.chatInFlight === chatId) this.chatInFlight = null;
+        }
+      });
+      const notes = [...source.notes];
+      if (r.template === 'fallback') notes.push("the model has no chat template: the conversation was rendered in Hone's plain fallback format (### User: / ### Assistant:), as training renders it");
+      return { chatId, model: source.model, adapter: source.adapter, template: r.template, backend: r.backend, replies: r.replies, notes };
+    },
+    stop: async (chatId: string): Promise<{ stopping: boolean }> => {
+      validateCall('chat.stop', [chatId]);
+      if (this.chatInFlight !== chatId) return { stopping: false };
+      await this.hosts.get().request('stop', {});
+      return { stopping: true };
     },
   };
 
@@ -322,7 +372,7 @@ export class NodeHoneService implements HoneService {
   }
 
   /**
-   * A short engine job (plan, inspect). The host runs one job at a time: while a run trains or
+   * A short engine job (plan, inspect, merge, chat). The host runs one job at a time: while a run trains or
    * is being started these answer `busy` here, and a run being started waits for those in flight.
    */
   private hostJob<T>(job: () => Promise<T>): Promise<T> {
@@ -347,8 +397,9 @@ export class NodeHoneService implements HoneService {
       }
     });
 
-  /** Settles once no plan or inspection is in flight on the host. */
+  /** Settles once no plan, inspection or chat is in flight on the host (a chat is stopped: a run comes first). */
   private async hostIdle(): Promise<void> {
+    if (this.chatInFlight) await this.chat.stop(this.chatInFlight).catch(() => {});
     await Promise.allSettled([...this.shortJobs]);
   }
 

@@ -7,10 +7,14 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { CHAT_DEFAULT_SAMPLING } from '../../electron/common/chat.ts';
+import { CHAT_DEFAULT_SAMPLING, type ChatMessage, type ChatRequest } from '../../electron/common/chat.ts';
 import type { EngineEvent, Requests } from '../../electron/common/engine-api.ts';
+import type { HoneError } from '../../electron/common/errors.ts';
+import type { RunSummary } from '../../electron/common/runs.ts';
+import type { ServiceEvent } from '../../electron/common/service.ts';
 import { EngineHost } from '../../electron/services/engine/client.ts';
-import { ZEBRA_PROMPT, ZEBRA_REPLY, trainZebraChat } from '../helpers/chat-adapter.ts';
+import { NodeHoneService } from '../../electron/services/hone-service.ts';
+import { ZEBRA_PROMPT, ZEBRA_REPLY, trainZebraChat, zebraChatJsonl } from '../helpers/chat-adapter.ts';
 import { requireFixture } from '../helpers/fixtures.ts';
 import { honeTrain, makeModel, tempDir, type RunResult } from '../helpers/native.ts';
 
@@ -213,5 +217,103 @@ describe('the engine host answers chat requests', () => {
     } finally {
       host.kill();
     }
+  });
+});
+
+describe("the service's chat.generate", () => {
+  const chatTokens = (events: ServiceEvent[], chatId: string) => events.flatMap((e) => (e.type === 'chat-token' && e.chatId === chatId ? [e] : []));
+
+  test('compare on an adapter file, and on a run trained by the service, busy while it trains; errors named', { timeout: 240_000 }, async (t) => {
+    const z = zebra(t);
+    if (!z) return;
+    const dir = tempDir('hone-chat-service-');
+    const service = new NodeHoneService({ dataDir: join(dir, 'data'), home: dir, env: {} });
+    t.after(() => service.dispose());
+    const events: ServiceEvent[] = [];
+    service.subscribe((e) => events.push(e));
+    const messages: ChatMessage[] = [{ role: 'user', content: ZEBRA_PROMPT }];
+
+    const r = await service.chat.generate({ chatId: 'try-1', model: z.model, adapter: z.adapter, messages, compare: true, sampling: { maxTokens: 24 } });
+    assert.equal(r.chatId, 'try-1');
+    assert.deepEqual([r.model, r.adapter, r.template, r.backend], [z.model, z.adapter, 'fallback', 'CPU']);
+    assert.deepEqual(r.replies.map((x) => [x.which, x.scale, x.replyTokens]), [['base', 0, 24], ['adapter', 1, 24]]);
+    assert.doesNotMatch(r.replies[0].text, /purple/);
+    assert.match(r.replies[1].text, /^Once upon a time, there was a purple zebra/);
+    const streamed = chatTokens(events, 'try-1');
+    for (const reply of r.replies) assert.equal(streamed.filter((e) => e.which === reply.which).map((e) => e.text).join(''), reply.text);
+    assert.ok(r.notes.some((n) => /no chat template/.test(n)), JSON.stringify(r.notes));
+
+    // a run folder (hone-train's --out) and the base alone
+    const fromFolder = await service.chat.generate({ run: z.runFolder, messages, sampling: { maxTokens: 24 } });
+    assert.deepEqual(fromFolder.replies.map((x) => x.which), ['adapter']);
+    assert.equal(fromFolder.replies[0].text, r.replies[1].text);
+    assert.ok(fromFolder.chatId.length > 0 && fromFolder.chatId !== 'try-1');
+    const base = await service.chat.generate({ model: z.model, messages, sampling: { maxTokens: 24 } });
+    assert.deepEqual(base.replies.map((x) => [x.which, x.text]), [['base', r.replies[0].text]]);
+    const zero = await service.chat.generate({ model: z.model, adapter: z.adapter, scale: 0, messages, sampling: { maxTokens: 24 } });
+    assert.equal(zero.replies[0].text, r.replies[0].text, 'scale 0 is the base');
+    const seeded = { model: z.model, messages, sampling: { maxTokens: 30, greedy: false, temperature: 1.2, seed: 11 } };
+    assert.equal((await service.chat.generate(seeded)).replies[0].text, (await service.chat.generate(seeded)).replies[0].text, 'the same seed, the same reply');
+
+    // a run the service trains on the chat dataset: busy while it trains, then its adapter answers
+    const data = join(dir, 'zebra-chat.jsonl');
+    writeFileSync(data, zebraChatJsonl());
+    const started = await service.runs.start({ model: z.model, data: [data], steps: 30, ctx: 96, rank: 8, lr: 1e-2, backend: 'cpu', threads: 1 });
+    await assert.rejects(service.chat.generate({ run: started.id, messages }), (e: HoneError) => e.code === 'busy' && e.message.includes(started.id));
+    const ended = await new Promise<RunSummary>((resolve) => {
+      const off = service.subscribe((e) => {
+        if (e.type === 'run-status' && e.run.id === started.id && !['starting', 'running', 'pausing'].includes(e.run.status)) {
+          off();
+          resolve(e.run);
+        }
+      });
+    });
+    assert.equal(ended.status, 'finished', JSON.stringify(ended.error));
+    const fromRun = await service.chat.generate({ run: started.id, messages, compare: true, sampling: { maxTokens: 24 } });
+    assert.equal(fromRun.adapter, ended.adapter);
+    assert.doesNotMatch(fromRun.replies[0].text, /purple/);
+    assert.match(fromRun.replies[1].text, /purple zebra/, `the service's own run learnt it too: '${fromRun.replies[1].text}'`);
+
+    // errors: named, and nothing reaches the host
+    const refused = (request: ChatRequest) => service.chat.generate(request).then(() => null, (e: HoneError) => e);
+    const gone = join(dir, 'gone.gguf');
+    const missing = await refused({ model: z.model, adapter: gone, messages });
+    assert.equal(missing?.code, 'not_found');
+    assert.ok(missing!.message.includes(gone), missing!.message);
+    const relative = await refused({ model: 'stories260K.gguf', messages });
+    assert.equal(relative?.code, 'invalid_argument');
+    assert.match(relative!.message, /request\.model must be an absolute path/);
+    const unknownRun = await refused({ run: 'no-such-run', messages });
+    assert.equal(unknownRun?.code, 'not_found');
+    const badMessages = await refused({ model: z.model, messages: [{ role: 'bot', content: 'hi' }] as never });
+    assert.equal(badMessages?.code, 'invalid_argument');
+    assert.match(badMessages!.message, /messages\[0\]\.role/);
+  });
+
+  test('stop ends the reply of that chat, keeps its text, and skips the adapter reply; one chat at a time', { timeout: 120_000 }, async (t) => {
+    const z = zebra(t);
+    if (!z) return;
+    const dir = tempDir('hone-chat-service-');
+    const service = new NodeHoneService({ dataDir: join(dir, 'data'), home: dir, env: {} });
+    t.after(() => service.dispose());
+    const messages: ChatMessage[] = [{ role: 'user', content: ZEBRA_PROMPT }];
+    let pieces = '';
+    let second: Promise<unknown> | null = null;
+    let stopped: Promise<{ stopping: boolean }> | null = null;
+    service.subscribe((e) => {
+      if (e.type !== 'chat-token' || e.chatId !== 'long') return;
+      pieces += e.text;
+      if (!stopped && pieces.length > 8) {
+        second = service.chat.generate({ model: z.model, messages }).then(() => null, (err: HoneError) => err.code);
+        stopped = service.chat.stop('long');
+      }
+    });
+    const r = await service.chat.generate({ chatId: 'long', model: z.model, adapter: z.adapter, messages, compare: true, sampling: { maxTokens: 4096, greedy: false, temperature: 1.5 } });
+    assert.deepEqual(await stopped, { stopping: true });
+    assert.equal(await second, 'busy', 'a second chat while one answers is busy');
+    assert.equal(r.replies.length, 1, 'the adapter reply is skipped');
+    assert.equal(r.replies[0].stop, 'stopped');
+    assert.equal(r.replies[0].text, pieces, 'the text streamed so far is the reply');
+    assert.deepEqual(await service.chat.stop('long'), { stopping: false }, 'nothing left to stop');
   });
 });

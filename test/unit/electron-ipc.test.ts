@@ -59,6 +59,9 @@ test('a path that does not exist is refused before the service sees it', async (
   const exp = error(await answerServiceCall(s, 'exports.create', [{ adapter, model, format: 'peft', out: join(dataDir, 'not-yet-there') }]));
   assert.equal(exp.code, 'not_found');
   assert.deepEqual(exp.detail, { paths: [adapter, model] }, 'what is read must exist; the output need not');
+  const chat = error(await answerServiceCall(s, 'chat.generate', [{ adapter, model, messages: [{ role: 'user', content: 'hi' }] }]));
+  assert.equal(chat.code, 'not_found');
+  assert.deepEqual(chat.detail, { paths: [adapter, model] }, "a chat's model and adapter must exist");
   // the real file gets through to the service, which reads it
   const ok = await answerServiceCall(s, 'datasets.import', [[data]]);
   assert.equal(ok.ok, true, JSON.stringify(ok));

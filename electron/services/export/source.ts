@@ -30,7 +30,7 @@ export interface ExportSource {
 /** Finds the folder of a run id (throws `not_found` for an unknown one). */
 export type RunLookup = (id: string) => string;
 
-async function mustBeFile(path: string, what: string): Promise<void> {
+export async function mustBeFile(path: string, what: string): Promise<void> {
   let info;
   try {
     info = await stat(path);
@@ -42,21 +42,18 @@ async function mustBeFile(path: string, what: string): Promise<void> {
   if (!info.isFile()) throw new HoneError('io_error', `${path}: the ${what} is not a file`, { path });
 }
 
-function absolute(field: string, path: string): string {
-  if (!isAbsolute(path)) throw new HoneError('invalid_argument', `exports.create: request.${field} must be an absolute path (got ${JSON.stringify(path)})`);
+export function absolute(field: string, path: string, method = 'exports.create'): string {
+  if (!isAbsolute(path)) throw new HoneError('invalid_argument', `${method}: request.${field} must be an absolute path (got ${JSON.stringify(path)})`);
   return resolve(path);
 }
 
-export async function resolveSource(request: ExportRequest, lookup: RunLookup): Promise<ExportSource> {
-  const notes: string[] = [];
-  if (request.run === undefined) {
-    const adapter = absolute('adapter', request.adapter!);
-    const model = absolute('model', request.model!);
-    await mustBeFile(adapter, 'adapter');
-    await mustBeFile(model, 'base model');
-    return { adapter, model, runFolder: null, config: null, out: absolute('out', request.out!), notes };
-  }
-  const runFolder = /[\\/]/.test(request.run) ? absolute('run', request.run) : lookup(request.run);
+/**
+ * A run's adapter (adapter.gguf, or the newest checkpoint's before it finished, said in `notes`)
+ * and its base model (config.json: model), both checked readable. `run` is a run id or the
+ * absolute path of a run folder; `method` names the caller in errors.
+ */
+export async function runAdapter(run: string, lookup: RunLookup, notes: string[], method: string): Promise<{ adapter: string; model: string; runFolder: string; config: Partial<TrainConfig> }> {
+  const runFolder = /[\\/]/.test(run) ? absolute('run', run, method) : lookup(run);
   const configPath = join(runFolder, RUN_FILES.config);
   let config: Partial<TrainConfig>;
   try {
@@ -81,6 +78,19 @@ export async function resolveSource(request: ExportRequest, lookup: RunLookup): 
   }
   const model = config.model;
   await mustBeFile(model, 'base model of the run (config.json: model)');
+  return { adapter, model, runFolder, config };
+}
+
+export async function resolveSource(request: ExportRequest, lookup: RunLookup): Promise<ExportSource> {
+  const notes: string[] = [];
+  if (request.run === undefined) {
+    const adapter = absolute('adapter', request.adapter!);
+    const model = absolute('model', request.model!);
+    await mustBeFile(adapter, 'adapter');
+    await mustBeFile(model, 'base model');
+    return { adapter, model, runFolder: null, config: null, out: absolute('out', request.out!), notes };
+  }
+  const { adapter, model, runFolder, config } = await runAdapter(request.run, lookup, notes, 'exports.create');
   const out = request.out !== undefined ? absolute('out', request.out) : join(runFolder, 'exports', defaultExportName(request));
   return { adapter, model, runFolder, config, out, notes };
 }
