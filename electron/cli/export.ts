@@ -82,7 +82,7 @@ export function parseExportArgs(argv: string[]): ExportArgs {
 }
 
 /** A folder that exists is a run folder (made absolute); a bare name that is not one is a run id. */
-function runArg(v: string): string {
+export function runArg(v: string): string {
   const isFolder = existsSync(v) && statSync(v).isDirectory();
   if (isFolder || /[\\/]/.test(v) || v === '.' || v === '..') return resolve(v);
   return v;

@@ -23,6 +23,8 @@ const USAGE = `usage:
   hone train --demo                              a tiny model and a small dataset about Hone, about a minute on a CPU
   hone export --run DIR | --adapter A.gguf --model M.gguf --format gguf|peft|merged|ollama|axolotl [--out PATH]
               [--type q4_k_m|q5_k_m|q8_0|f16] [--storage f32|f16|q8_0] [--json]   (hone export --help; docs/export.md)
+  hone chat --model M.gguf [--adapter A.gguf | --run DIR] [--prompt "..."] [--compare] [--scale 1] [--max-tokens 256]
+            [--greedy | --temperature T --top-p P --seed S] [--json]   (hone chat --help; docs/chat.md)
   hone serve [--port N] [--host H] [--data-dir D]  the app in a browser (docs/web-mode.md)
   hone start [--web] [serve options]             the demo, then the app with the demo's model listed: the desktop
                                                  app where Electron and a display are, else (or --web) web mode
@@ -198,6 +200,7 @@ export async function main(argv: string[]): Promise<number> {
   if (cmd === 'data' && sub === 'inspect') return inspect(rest);
   if (cmd === 'train') return train(argv.slice(1));
   if (cmd === 'export') return (await import('./export.ts')).exportCommand(argv.slice(1));
+  if (cmd === 'chat') return (await import('./chat.ts')).chatCommand(argv.slice(1));
   // loaded on demand: the other commands need neither the server nor ws
   if (cmd === 'serve') return (await import('./serve.ts')).serve(argv.slice(1), serveService);
   if (cmd === 'start') {

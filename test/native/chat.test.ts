@@ -4,10 +4,11 @@
  * `hone chat` and by the service's chat.generate (compare: base, then adapter, streamed).
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { CHAT_DEFAULT_SAMPLING, type ChatMessage, type ChatRequest } from '../../electron/common/chat.ts';
+import { CHAT_DEFAULT_SAMPLING, type ChatMessage, type ChatReply, type ChatRequest } from '../../electron/common/chat.ts';
 import type { EngineEvent, Requests } from '../../electron/common/engine-api.ts';
 import type { HoneError } from '../../electron/common/errors.ts';
 import type { RunSummary } from '../../electron/common/runs.ts';
@@ -16,7 +17,7 @@ import { EngineHost } from '../../electron/services/engine/client.ts';
 import { NodeHoneService } from '../../electron/services/hone-service.ts';
 import { ZEBRA_PROMPT, ZEBRA_REPLY, trainZebraChat, zebraChatJsonl } from '../helpers/chat-adapter.ts';
 import { requireFixture } from '../helpers/fixtures.ts';
-import { honeTrain, makeModel, tempDir, type RunResult } from '../helpers/native.ts';
+import { honeTrain, makeModel, repoRoot, tempDir, type RunResult } from '../helpers/native.ts';
 
 /** The reply a --json chat streamed, and its done event. */
 function reply(r: RunResult): { text: string; done: Record<string, any> } {
@@ -315,5 +316,79 @@ describe("the service's chat.generate", () => {
     assert.equal(r.replies[0].stop, 'stopped');
     assert.equal(r.replies[0].text, pieces, 'the text streamed so far is the reply');
     assert.deepEqual(await service.chat.stop('long'), { stopping: false }, 'nothing left to stop');
+  });
+});
+
+describe('hone chat', () => {
+  let dataDir: string | null = null;
+  function hone(args: string[], input?: string) {
+    dataDir ??= tempDir('hone-chat-cli-');
+    const r = spawnSync(process.execPath, [join(repoRoot, 'bin', 'hone.mjs'), 'chat', ...args], { encoding: 'utf8', input, timeout: 120_000, env: { ...process.env, HONE_DATA_DIR: dataDir } });
+    const events = r.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, any>);
+    return { code: r.status, stdout: r.stdout, stderr: r.stderr, events };
+  }
+
+  test('--compare streams the base, then the adapter: the zebra only with the adapter, as hone-train chat says it', (t) => {
+    const z = zebra(t);
+    if (!z) return;
+    const r = hone(['--model', z.model, '--adapter', z.adapter, '--prompt', ZEBRA_PROMPT, '--compare', '--max-tokens', '24', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const result = r.events.find((e) => e.type === 'chat')!;
+    assert.ok(result, r.stdout);
+    const [base, tuned] = result.replies as ChatReply[];
+    assert.deepEqual([base.which, tuned.which], ['base', 'adapter']);
+    const streamed = (which: string) => r.events.filter((e) => e.type === 'chat-token' && e.which === which).map((e) => e.text).join('');
+    assert.equal(streamed('base'), base.text);
+    assert.equal(streamed('adapter'), tuned.text);
+    assert.doesNotMatch(base.text, /purple/);
+    assert.match(tuned.text, /^Once upon a time, there was a purple zebra/);
+    const native = (extra: string[]) => reply(honeTrain(['chat', '--model', z.model, '--prompt', ZEBRA_PROMPT, '--max-tokens', '24', '--json', ...extra])).text;
+    assert.equal(base.text, native([]));
+    assert.equal(tuned.text, native(['--adapter', z.adapter]));
+
+    // the text mode: a heading per reply, then the token counts on stderr
+    const text = hone(['--run', z.runFolder, '--prompt', ZEBRA_PROMPT, '--compare', '--max-tokens', '24', '--scale', '0.5']);
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(text.stdout, /^\[base\]\n.+\n\n\[with the adapter, scale 0\.5\]\n.+\n$/s);
+    assert.ok(text.stdout.includes(base.text), 'the base reply, as with the adapter file');
+    assert.match(text.stderr, /\(adapter: \d+ prompt tokens, 24 reply tokens, stop: max_tokens\)/);
+  });
+
+  test('without --prompt it answers each line of stdin, until its end; scale 0 is the base; a seed repeats', (t) => {
+    const z = zebra(t);
+    if (!z) return;
+    const r = hone(['--model', z.model, '--adapter', z.adapter, '--max-tokens', '16', '--json'], `${ZEBRA_PROMPT}\n\nWhat is the moon?\n`);
+    assert.equal(r.code, 0, r.stderr);
+    const results = r.events.filter((e) => e.type === 'chat');
+    assert.equal(results.length, 2, 'two prompts, two answers (the empty line is skipped)');
+    assert.match(results[0].replies[0].text, /^Once upon a time, there was a purple/);
+    assert.notEqual(results[0].replies[0].promptTokens, results[1].replies[0].promptTokens);
+    const zero = hone(['--model', z.model, '--adapter', z.adapter, '--scale', '0', '--prompt', ZEBRA_PROMPT, '--max-tokens', '16', '--json']);
+    const base = hone(['--model', z.model, '--prompt', ZEBRA_PROMPT, '--max-tokens', '16', '--json']);
+    const text = (x: ReturnType<typeof hone>) => x.events.find((e) => e.type === 'chat')!.replies[0].text;
+    assert.equal(text(zero), text(base));
+    const seeded = ['--model', z.model, '--prompt', ZEBRA_PROMPT, '--max-tokens', '24', '--temperature', '1.3', '--seed', '99', '--json'];
+    assert.equal(text(hone(seeded)), text(hone(seeded)));
+  });
+
+  test('errors: a missing file fails naming it, bad usage and bad values exit 2', (t) => {
+    const z = zebra(t);
+    if (!z) return;
+    const gone = hone(['--model', z.model, '--adapter', '/no/such/adapter.gguf', '--prompt', 'x', '--json']);
+    assert.equal(gone.code, 1);
+    assert.equal(gone.events.find((e) => e.type === 'error')?.code, 'not_found');
+    assert.match(gone.stderr, /\/no\/such\/adapter\.gguf/);
+    const usage = hone(['--prompt', 'x']);
+    assert.equal(usage.code, 2);
+    assert.match(usage.stderr, /give --model M\.gguf .* or --run DIR/);
+    assert.equal(hone(['--run', z.runFolder, '--model', z.model, '--prompt', 'x']).code, 2);
+    assert.match(hone(['--model', z.model, '--greedy', '--seed', '1', '--prompt', 'x']).stderr, /--greedy cannot be combined with --seed/);
+    const scale = hone(['--model', z.model, '--adapter', z.adapter, '--scale', '9', '--prompt', 'x']);
+    assert.equal(scale.code, 2);
+    assert.match(scale.stderr, /request\.scale' must be a number from 0 to 4/);
+    const compare = hone(['--model', z.model, '--compare', '--prompt', 'x']);
+    assert.equal(compare.code, 2);
+    assert.match(compare.stderr, /compare' needs an adapter/);
+    assert.match(hone(['--help']).stdout, /hone chat --run DIR/);
   });
 });
