@@ -62,6 +62,7 @@ describe('RunsView', () => {
     await act(async () => fireEvent.click(screen.getByRole('button', { name: 'run A' })));
     expect(screen.getByTestId('run-adapter').textContent).toContain('/data/runs/run-a/adapter.gguf');
     expect(screen.getByTestId('run-detail').textContent).toContain('/data/runs/run-a');
+    expect(screen.getByRole('region', { name: 'Try it' })).toBeTruthy();
     fireEvent.click(screen.getByRole('button', { name: 'Delete run…' }));
     expect(env.fake.callsOf('runs.delete')).toEqual([]);
     await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Delete run' })));
@@ -75,5 +76,6 @@ describe('RunsView', () => {
     renderWith(env, <RunsView />);
     await act(async () => fireEvent.click(screen.getByRole('button', { name: 'run B' })));
     expect(screen.getByRole('button', { name: 'Resume from step 7' })).toBeTruthy();
+    expect(screen.queryByRole('region', { name: 'Try it' })).toBeNull(); // no adapter to try yet
   });
 });

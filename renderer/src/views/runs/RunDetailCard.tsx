@@ -16,6 +16,7 @@ import { formatCount, formatDate, formatLoss } from '../../lib/format.ts';
 import { isActive } from '../../store/selectors.ts';
 import { StatusBadge } from '../train/RunControls.tsx';
 import { ExportCard } from './ExportCard.tsx';
+import { TryItCard } from './TryItCard.tsx';
 
 export function RunDetailCard({ run, onClose }: { run: RunSummary; onClose(): void }) {
   const env = useEnv();
@@ -77,6 +78,7 @@ export function RunDetailCard({ run, onClose }: { run: RunSummary; onClose(): vo
         </dd>
       </dl>
       {folderError != null && <ErrorNotice error={toPlain(folderError)} title="The folder could not be opened" />}
+      {run.adapter && !active && <TryItCard runId={run.id} />}
       {run.adapter && !active && <ExportCard runId={run.id} />}
       {run.error && <ErrorNotice error={run.error} title="The run ended with an error" />}
       {action.status === 'error' && <ErrorNotice error={action.error!} title="That did not work" />}
