@@ -65,7 +65,10 @@ static void on_abort(const char * message) {
         }
     }
     const std::string all = log_text + " " + (message ? message : "");
-    const bool oom = contains_ci(all, "out of memory");
+    // CUDA's and cuBLAS's words for an allocation that failed (cuBLAS says "the resource
+    // allocation failed" when the card is full as it creates its handle)
+    const bool oom = contains_ci(all, "out of memory") || contains_ci(all, "resource allocation failed") ||
+                     contains_ci(all, "CUBLAS_STATUS_ALLOC_FAILED") || contains_ci(all, "cudaErrorMemoryAllocation");
     // which device: ggml's CUDA errors say "current device: N"
     std::string device;
     const size_t at = all.find("current device: ");
