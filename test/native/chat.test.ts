@@ -74,6 +74,23 @@ describe('hone-train chat', () => {
     assert.ok(withSystem.done.prompt_tokens > base.done.prompt_tokens, 'the system message is rendered into the prompt');
   });
 
+  test("a model with its own chat template: the prompt is the template's rendering plus its generation prompt", () => {
+    const dir = tempDir();
+    const model = makeModel(dir, { arch: 'qwen2', embd: 64, layers: 2, heads: 4, kvHeads: 2, ff: 128, type: 'q8_0', vocab: 'qwen2' });
+    const chat = reply(honeTrain(['chat', '--model', model, '--system', 'You tell stories.', '--prompt', ZEBRA_PROMPT, '--max-tokens', '4', '--json']));
+    assert.equal(chat.done.template, 'model');
+    assert.equal(chat.done.reply_tokens, 4);
+    // the same conversation as training renders it, without the generation prompt: ChatML's
+    // '<|im_start|>assistant\n' (3 tokens) is what the chat adds
+    const data = join(dir, 'conversation.jsonl');
+    writeFileSync(data, JSON.stringify({ messages: [{ role: 'system', content: 'You tell stories.' }, { role: 'user', content: ZEBRA_PROMPT }] }) + '\n');
+    const rendered = honeTrain(['render', '--model', model, '--data', data]);
+    assert.equal(rendered.code, 0, rendered.stderr);
+    const r = rendered.events.find((e) => e.type === 'rendered')!;
+    assert.match(r.text, /<\|im_start\|>system\nYou tell stories\.<\|im_end\|>\n<\|im_start\|>user\nTell me a story<\|im_end\|>\n$/);
+    assert.equal(chat.done.prompt_tokens, r.tokens.length + 3);
+  });
+
   test('sampled with a seed is reproducible, and another seed gives another reply', (t) => {
     const z = zebra(t);
     if (!z) return;
