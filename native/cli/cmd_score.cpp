@@ -2,6 +2,9 @@
 // sequence of a data file, computed in double precision on the CPU from the forward pass's
 // logits (hone_forward_logits: one sequence at a time, exact length, no padding), over the
 // tokens that carry loss. An independent reference for the trainer's loss and eval loss.
+// `--logits-out FILE` also writes every sequence's logits, raw little-endian F32, sequence after
+// sequence, each [n_in rows × n_vocab] (n_in = its tokens - 1, in the score events): what
+// another runtime's logits are compared with (native/scripts/peft-check.py).
 #include "args.h"
 #include "commands.h"
 #include "json.h"
@@ -16,7 +19,7 @@
 #include <vector>
 
 int cmd_score(int argc, char ** argv) {
-    Args a(argc, argv, 2, { "model", "adapter", "data", "ctx", "threads" }, { "json" });
+    Args a(argc, argv, 2, { "model", "adapter", "data", "ctx", "threads", "logits-out" }, { "json" });
     const bool json = a.flag("json");
     const std::string data_path = a.required("data");
     const int ctx = (int) a.integer("ctx", hone_train_default_params().n_ctx);
@@ -34,6 +37,11 @@ int cmd_score(int argc, char ** argv) {
     hone_model_info info;
     hone_model_get_info(model, &info);
     const int V = info.n_vocab;
+    std::unique_ptr<FILE, int (*)(FILE *)> logits_out(nullptr, fclose);
+    if (a.has("logits-out")) {
+        logits_out.reset(fopen(a.str("logits-out").c_str(), "wb"));
+        if (!logits_out) return report_error(json, "io_error", (a.str("logits-out") + ": cannot be written").c_str());
+    }
     double total_nll = 0.0;
     long long total_tokens = 0;
     for (size_t s = 0; s < data.tokens.size(); s++) {
@@ -42,6 +50,9 @@ int cmd_score(int argc, char ** argv) {
         const int n_in = n - 1;
         std::vector<float> logits((size_t) n_in * V);
         if (hone_forward_logits(model, ad, toks.data(), n_in, logits.data(), &err) != HONE_OK) return report_error(json, "forward_failed", err.message);
+        if (logits_out && fwrite(logits.data(), sizeof(float), logits.size(), logits_out.get()) != logits.size()) {
+            return report_error(json, "io_error", (a.str("logits-out") + ": cannot be written").c_str());
+        }
         double nll = 0.0;
         long long count = 0;
         for (int i = 0; i < n_in; i++) {

@@ -55,7 +55,8 @@ prepare)
     cp "$work/$arch/run/adapter.gguf" "$work/$arch/adapter.gguf"
     for with in base adapter; do
       extra=(); [ $with = adapter ] && extra=(--adapter "$work/$arch/adapter.gguf")
-      "$bin" score --model "$m" "${extra[@]}" --data "$work/tokens.jsonl" --ctx 64 --threads 4 --json > "$work/$arch/score-$with.jsonl" \
+      "$bin" score --model "$m" "${extra[@]}" --data "$work/tokens.jsonl" --ctx 64 --threads 4 --logits-out "$work/$arch/logits-$with.f32" \
+        --json > "$work/$arch/score-$with.jsonl" \
         || { log "$arch: score ($with) failed"; exit 1; }
     done
     python3 - "$work/$arch" <<'PY'

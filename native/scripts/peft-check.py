@@ -36,6 +36,9 @@ SEQUENCES, LENGTH = 8, 48
 # Cross-entropy difference allowed between Hone (llama.cpp's graph, F32, CPU) and transformers (F32, CPU),
 # in nats per token: both sum the same products in another order.
 TOLERANCE = 1e-3
+# logits: the largest |Hone - transformers| over every position and vocabulary entry, relative to
+# the largest |logit|; both sides F32 on a CPU, so a few ulps of accumulation order apart
+LOGIT_TOLERANCE = 1e-4
 
 
 def sha256(path: Path) -> str:
@@ -81,12 +84,33 @@ def make(out: Path, llama_src: Path) -> None:
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
 
 
+def logits_of(model, seq: list[int]) -> torch.Tensor:
+    """The logits of every position but the last (the ones hone-train score computes), F32."""
+    with torch.no_grad():
+        return model(input_ids=torch.tensor([seq])).logits[0, :-1].float()
+
+
 def nll(model, seq: list[int]) -> float:
     """Cross-entropy of every next token, summed, in double precision (as hone-train score)."""
-    with torch.no_grad():
-        logits = model(input_ids=torch.tensor([seq])).logits[0].double()
-    logp = logits[:-1].log_softmax(-1)
+    logp = logits_of(model, seq).double().log_softmax(-1)
     return float(-logp.gather(1, torch.tensor(seq[1:]).unsqueeze(1)).sum())
+
+
+def hone_logits(path: Path, seqs: list[list[int]], vocab: int) -> list[torch.Tensor]:
+    """hone-train score --logits-out: F32 rows, sequence after sequence, len(seq) - 1 rows each."""
+    flat = torch.frombuffer(bytearray(path.read_bytes()), dtype=torch.float32)
+    out, at = [], 0
+    for s in seqs:
+        n = (len(s) - 1) * vocab
+        out.append(flat[at:at + n].view(len(s) - 1, vocab))
+        at += n
+    assert at == flat.numel(), f"{path}: {flat.numel()} floats, {at} expected"
+    return out
+
+
+def logit_diff(ours: list[torch.Tensor], theirs: list[torch.Tensor]) -> float:
+    worst = max(float((a - b).abs().max()) for a, b in zip(ours, theirs))
+    return worst / max(float(b.abs().max()) for b in theirs)
 
 
 def check(out: Path) -> bool:
@@ -101,8 +125,14 @@ def check(out: Path) -> bool:
         hone = json.loads((folder / "hone-score.json").read_text())
         base = AutoModelForCausalLM.from_pretrained(folder / "hf", dtype=torch.float32).eval()
         hf_base = [nll(base, s) for s in seqs]
+        vocab = base.config.vocab_size
+        logits_base = logit_diff(hone_logits(folder / "logits-base.f32", seqs, vocab), [logits_of(base, s) for s in seqs])
         tuned = PeftModel.from_pretrained(base, folder / "peft").eval()
         hf_tuned = [nll(tuned, s) for s in seqs]
+        hf_tuned_logits = [logits_of(tuned, s) for s in seqs]
+        logits_tuned = logit_diff(hone_logits(folder / "logits-adapter.f32", seqs, vocab), hf_tuned_logits)
+        # how far the adapter moves the logits (so a no-op export cannot pass)
+        logits_effect = logit_diff(hone_logits(folder / "logits-base.f32", seqs, vocab), hf_tuned_logits)
         tokens = [len(s) - 1 for s in seqs]
 
         def per_token(a, b):
@@ -111,7 +141,8 @@ def check(out: Path) -> bool:
         diff_base = per_token(hf_base, hone["base"])
         diff_tuned = per_token(hf_tuned, hone["adapter"])
         effect = per_token(hone["adapter"], hone["base"])
-        passed = diff_base <= TOLERANCE and diff_tuned <= TOLERANCE and effect >= 10 * TOLERANCE
+        passed = (diff_base <= TOLERANCE and diff_tuned <= TOLERANCE and effect >= 10 * TOLERANCE
+                  and logits_base <= LOGIT_TOLERANCE and logits_tuned <= LOGIT_TOLERANCE and logits_effect >= 100 * LOGIT_TOLERANCE)
         ok = ok and passed
         print(json.dumps({
             "arch": arch,
@@ -121,6 +152,11 @@ def check(out: Path) -> bool:
             "max_abs_diff_base": diff_base,
             "max_abs_diff_with_adapter": diff_tuned,
             "adapter_effect": effect,
+            "logit_tolerance_relative": LOGIT_TOLERANCE,
+            # max |Hone - transformers| over all logits / max |logit|
+            "logits_rel_diff_base": logits_base,
+            "logits_rel_diff_with_adapter": logits_tuned,
+            "logits_adapter_effect": logits_effect,
             "mean_nll_hone_adapter": sum(hone["adapter"]) / sum(tokens),
             "mean_nll_hf_peft": sum(hf_tuned) / sum(tokens),
             "mean_nll_hone_base": sum(hone["base"]) / sum(tokens),
