@@ -21,6 +21,10 @@ PreparedSeq prepare_sequence(const hone_sequence & s, int T, int32_t pad_token) 
     return p;
 }
 
+float loss_scale(int T, int B, int64_t n_loss_tokens) {
+    return n_loss_tokens > 0 ? (float) T * B / (float) n_loss_tokens : 0.0f;
+}
+
 uint64_t fingerprint(const std::vector<PreparedSeq> & seqs) {
     uint64_t h = 14695981039346656037ULL; // FNV-1a 64 offset basis
     auto mix = [&](const void * data, size_t n) {

@@ -20,6 +20,11 @@ struct PreparedSeq {
 
 PreparedSeq prepare_sequence(const hone_sequence & s, int T, int32_t pad_token);
 
+// The factor that turns a micro-batch's loss, the cross-entropy summed over its loss tokens
+// and divided by all its T * B positions, into its share of the mean over the `n_loss_tokens`
+// loss tokens of the whole step (or evaluation): T * B / n_loss_tokens; 0 when none carries loss.
+float loss_scale(int T, int B, int64_t n_loss_tokens);
+
 // A 64-bit FNV-1a hash of the prepared sequences (inputs, targets, masks, in order): a
 // resumed run checks that it is given the data its checkpoint was trained on.
 uint64_t fingerprint(const std::vector<PreparedSeq> & seqs);

@@ -68,22 +68,15 @@ static json params_json(const hone_train_params & p) {
                  { "seed", p.seed } };
 }
 
-static json state_json(const hone_trainer & tr) {
-    const hone_train_params & p = tr.p;
-    const RunPosition & pos = tr.pos;
-    const DataIdentity & d = tr.resumed_data;
-    char targets[256];
-    hone_format_targets(tr.adapter->params.targets, targets, sizeof(targets));
-    json config = json::parse(tr.run_config, nullptr, false);
-    if (config.is_discarded()) config = tr.run_config; // not JSON: kept as a string
+json encode_state(const hone_train_params & p, const RunPosition & pos, const DataIdentity & d, const json & model, const json & adapter, const json & config) {
     return json{
         { "format", "hone-checkpoint" }, { "version", FORMAT_VERSION },
         { "step", pos.step }, { "micro_batch", pos.micro }, { "n_steps", d.n_steps },
         { "segment", { { "index", pos.segment }, { "start_step", pos.segment_start } } },
-        { "model", model_identity(*tr.model) },
+        { "model", model },
         { "optimizer", { { "type", "adamw" }, { "updates", pos.opt_iter }, { "file", "optimizer.gguf" } } },
         { "schedule", { { "type", lr_schedule_name(p.lr_schedule) }, { "lr", p.lr }, { "warmup_steps", p.warmup_steps },
-                        { "lr_min", p.lr_min }, { "next_lr", pos.step < d.n_steps ? lr_at(p, pos.step - pos.segment_start + 1, d.n_steps - pos.segment_start) : 0.0f } } },
+                        { "lr_min", p.lr_min }, { "next_lr", pos.step < d.n_steps ? segment_lr(p, pos.step, pos.segment_start, d.n_steps) : 0.0f } } },
         { "data", { { "seed", p.seed }, { "cursor", (pos.step - pos.segment_start) * p.n_batch + (int64_t) pos.micro * p.n_ubatch },
                     { "n_train", d.n_train }, { "train_fingerprint", hex64(d.train_fp) },
                     { "n_eval", d.n_eval }, { "eval_fingerprint", hex64(d.eval_fp) } } },
@@ -94,10 +87,18 @@ static json state_json(const hone_trainer & tr) {
         { "partial_step", { { "micro_batches", pos.micro }, { "loss_sum", pos.loss_sum } } },
         { "tokens", pos.tokens }, { "elapsed_s", pos.elapsed_s },
         { "train_params", params_json(p) },
-        { "adapter", { { "rank", tr.adapter->params.rank }, { "alpha", tr.adapter->params.alpha }, { "targets", targets },
-                       { "file", "adapter.gguf" } } },
+        { "adapter", adapter },
         { "config", config },
     };
+}
+
+static json state_json(const hone_trainer & tr) {
+    char targets[256];
+    hone_format_targets(tr.adapter->params.targets, targets, sizeof(targets));
+    json config = json::parse(tr.run_config, nullptr, false);
+    if (config.is_discarded()) config = tr.run_config; // not JSON: kept as a string
+    const json adapter = { { "rank", tr.adapter->params.rank }, { "alpha", tr.adapter->params.alpha }, { "targets", targets }, { "file", "adapter.gguf" } };
+    return encode_state(tr.p, tr.pos, tr.resumed_data, model_identity(*tr.model), adapter, config);
 }
 
 static void write_optimizer(const hone_trainer & tr, const fs::path & path) {
@@ -211,7 +212,8 @@ void check_same_data(const DataIdentity & saved, const DataIdentity & now) {
 
 // ---- loading ----------------------------------------------------------------------------
 
-static json read_state(const fs::path & dir) {
+json read_state(const std::string & dir_s) {
+    const fs::path dir(dir_s);
     const fs::path p = dir / "state.json";
     std::error_code ec;
     if (!fs::is_directory(dir, ec)) fail(HONE_E_IO, "%s: checkpoint folder not found", dir.string().c_str());
@@ -289,8 +291,7 @@ static void load_tensors(const fs::path & path, const std::vector<ggml_tensor *>
 
 static uint64_t parse_hex64(const std::string & s) { return std::stoull(s, nullptr, 16); }
 
-// Where the checkpoint's run stood (state.json); checkpoints from before segments are segment 0.
-static RunPosition read_position(const json & s) {
+RunPosition decode_position(const json & s) {
     RunPosition pos;
     pos.step = s.at("step").get<int64_t>();
     pos.micro = s.at("micro_batch").get<int32_t>();
@@ -303,6 +304,18 @@ static RunPosition read_position(const json & s) {
         pos.segment_start = s.at("segment").at("start_step").get<int64_t>();
     }
     return pos;
+}
+
+DataIdentity decode_data(const json & s) {
+    const json & d = s.at("data");
+    DataIdentity id;
+    id.known = true;
+    id.n_steps = s.at("n_steps").get<int64_t>();
+    id.n_train = d.at("n_train").get<int32_t>();
+    id.n_eval = d.at("n_eval").get<int32_t>();
+    id.train_fp = parse_hex64(d.at("train_fingerprint").get<std::string>());
+    id.eval_fp = parse_hex64(d.at("eval_fingerprint").get<std::string>());
+    return id;
 }
 
 // The adapter and AdamW's moments (and, mid-step, the partial gradient) into the trainer.
@@ -320,24 +333,17 @@ static void load_state_tensors(hone_trainer & tr, const fs::path & dir, bool wit
 
 void load_checkpoint(hone_trainer & tr, const std::string & dir_s) {
     const fs::path dir(dir_s);
-    const json s = read_state(dir);
+    const json s = read_state(dir_s);
     try {
         check_same_model(s, tr, dir_s);
         const std::string problems = compare_params(s, tr);
         if (!problems.empty()) {
             fail(HONE_E_INVALID_ARG, "%s: this checkpoint was written with other settings (a resumed run keeps them):%s", dir_s.c_str(), problems.c_str());
         }
-        const RunPosition pos = read_position(s);
+        const RunPosition pos = decode_position(s);
         const int n_micro = tr.p.n_batch / tr.p.n_ubatch;
         if (pos.step < 0 || pos.micro < 0 || pos.micro >= n_micro) fail(HONE_E_FORMAT, "%s: position step %lld, micro-batch %d is invalid", dir_s.c_str(), (long long) pos.step, pos.micro);
-        const json & d = s.at("data");
-        DataIdentity id;
-        id.known = true;
-        id.n_steps = s.at("n_steps").get<int64_t>();
-        id.n_train = d.at("n_train").get<int32_t>();
-        id.n_eval = d.at("n_eval").get<int32_t>();
-        id.train_fp = parse_hex64(d.at("train_fingerprint").get<std::string>());
-        id.eval_fp = parse_hex64(d.at("eval_fingerprint").get<std::string>());
+        const DataIdentity id = decode_data(s);
         load_state_tensors(tr, dir, pos.micro > 0);
         tr.pos = pos;
         tr.resumed_data = id;
@@ -348,12 +354,12 @@ void load_checkpoint(hone_trainer & tr, const std::string & dir_s) {
 
 void continue_from_checkpoint(hone_trainer & tr, const std::string & dir_s) {
     const fs::path dir(dir_s);
-    const json s = read_state(dir);
+    const json s = read_state(dir_s);
     try {
         check_same_model(s, tr, dir_s);
         const std::string problems = compare_adapter(s, tr);
         if (!problems.empty()) fail(HONE_E_INVALID_ARG, "%s: a continued run keeps its adapter's shape:%s", dir_s.c_str(), problems.c_str());
-        const RunPosition saved = read_position(s);
+        const RunPosition saved = decode_position(s);
         if (saved.micro != 0) {
             fail(HONE_E_INVALID_ARG, "%s: paused in the middle of a step: resume it to finish the step before continuing", dir_s.c_str());
         }

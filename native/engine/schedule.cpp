@@ -17,6 +17,14 @@ float lr_at(const hone_train_params & p, int64_t step, int64_t n_steps) {
     return (float) (lo + (lr - lo) * 0.5 * (1.0 + std::cos(PI * progress)));
 }
 
+float segment_lr(const hone_train_params & p, int64_t done, int64_t segment_start, int64_t n_steps) {
+    return lr_at(p, done - segment_start + 1, n_steps - segment_start);
+}
+
+int64_t planned_steps(const hone_train_params & p, int32_t n_train) {
+    return p.n_steps > 0 ? p.n_steps : ((int64_t) p.n_epochs * n_train + p.n_batch - 1) / p.n_batch;
+}
+
 static const char * const NAMES[] = { "constant", "linear", "cosine" };
 
 const char * lr_schedule_name(int32_t schedule) {

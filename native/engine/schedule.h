@@ -18,6 +18,15 @@ namespace hone {
 // so the first step after warm-up runs at the full rate and the last one just above lr_min.
 float lr_at(const hone_train_params & p, int64_t step, int64_t n_steps);
 
+// The learning rate of the optimizer step after `done` steps of a run planned to `n_steps`,
+// whose current schedule segment started after `segment_start` steps (0 for a run trained
+// once; a continued run's segment has its own warm-up and decay over its own steps).
+float segment_lr(const hone_train_params & p, int64_t done, int64_t segment_start, int64_t n_steps);
+
+// Optimizer steps a segment takes: p.n_steps, or p.n_epochs over n_train sequences in batches
+// of p.n_batch (the last one partly from the next epoch's order).
+int64_t planned_steps(const hone_train_params & p, int32_t n_train);
+
 const char * lr_schedule_name(int32_t schedule);
 // "constant" | "linear" | "cosine" -> hone_lr_schedule; -1 when unknown.
 int32_t lr_schedule_from_name(const char * name);

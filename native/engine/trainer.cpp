@@ -206,7 +206,7 @@ static hone_eval_event evaluate(hone_trainer & tr, const std::vector<PreparedSeq
     ev.n_sequences = (int32_t) eval.size();
     if (n_loss == 0) return ev;
     use_graph(tr, tr.gf);
-    const float scale = (float) tr.T * tr.B / (float) n_loss;
+    const float scale = loss_scale(tr.T, tr.B, n_loss);
     double sum = 0.0;
     for (size_t i = 0; i < eval.size(); i += tr.B) {
         std::vector<const PreparedSeq *> mb(tr.B, nullptr);
@@ -217,10 +217,6 @@ static hone_eval_event evaluate(hone_trainer & tr, const std::vector<PreparedSeq
     use_graph(tr, tr.gb);
     ev.eval_loss = (float) sum;
     return ev;
-}
-
-static int64_t planned_steps(const hone_train_params & p, int32_t n_train) {
-    return p.n_steps > 0 ? p.n_steps : ((int64_t) p.n_epochs * n_train + p.n_batch - 1) / p.n_batch;
 }
 
 static std::vector<PreparedSeq> prepare_all(hone_trainer & tr, const hone_sequence * seqs, int32_t n, const char * what) {
@@ -437,7 +433,7 @@ hone_status hone_trainer_train(hone_trainer * tr, const hone_sequence * seqs, in
                 step_loss_tokens += batch[i]->n_loss;
             }
             // Each micro-batch's loss is scaled so their sum is the mean over the step's loss tokens.
-            const float scale = step_loss_tokens > 0 ? (float) tr->T * tr->B / (float) step_loss_tokens : 0.0f;
+            const float scale = loss_scale(tr->T, tr->B, step_loss_tokens);
             const int first_micro = tr->pos.micro;
             const bool profiled = tr->profile && OpProfile::profiles(step);
             ggml_backend_sched_set_eval_callback(tr->sched, profiled ? OpProfile::on_node : nullptr, tr->profile.get());
@@ -454,7 +450,7 @@ hone_status hone_trainer_train(hone_trainer * tr, const hone_sequence * seqs, in
             }
             const float norm = gradient_norm(*tr);
             const float clip = clip_factor(norm, p.max_grad_norm);
-            const float lr = lr_at(p, step - seg0 + 1, n_seg);
+            const float lr = segment_lr(p, step, seg0, n_steps);
             ggml_backend_sched_set_eval_callback(tr->sched, nullptr, nullptr);
             if (step_loss_tokens > 0) optimizer_step(*tr, lr, clip);
             else clear_gradients(*tr);

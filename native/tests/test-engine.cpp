@@ -1,0 +1,582 @@
+// The engine's pure parts, tested through its own functions (no model file, no backend):
+// learning-rate schedules and their segments, the data order, sequence preparation and text
+// windows, the loss arithmetic, hyperparameters read per architecture from in-memory GGUF
+// headers, and checkpoint state.json encoding and decoding.
+// One line per case: "ok <name>" or "not ok <name>: <why>" (test/native/engine-units.test.ts
+// reports each as its own test); exit code 0 when every case passes.
+#include "batch.h"
+#include "checkpoint.h"
+#include "error.h"
+#include "hone.h"
+#include "model.h"
+#include "optimizer.h"
+#include "schedule.h"
+
+#include "gguf.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+#ifndef _WIN32
+#include <unistd.h>
+#endif
+
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;
+using namespace hone;
+
+namespace {
+
+struct Failure {
+    std::string why;
+};
+
+#define CHECK(cond, ...) do { if (!(cond)) throw Failure{ strfmt(__VA_ARGS__) }; } while (0)
+
+int n_failed = 0;
+
+void run_case(const char * name, const std::function<void()> & f) {
+    try {
+        f();
+        printf("ok %s\n", name);
+    } catch (const Failure & e) {
+        printf("not ok %s: %s\n", name, e.why.c_str());
+        n_failed++;
+    } catch (const std::exception & e) {
+        printf("not ok %s: unexpected exception: %s\n", name, e.what());
+        n_failed++;
+    }
+    fflush(stdout);
+}
+
+// f must throw a HoneError with this code whose message contains `part`.
+void expect_error(hone_status code, const std::string & part, const std::function<void()> & f) {
+    try {
+        f();
+    } catch (const HoneError & e) {
+        CHECK(e.code() == code, "error code %d, %d expected (%s)", (int) e.code(), (int) code, e.what());
+        CHECK(std::string(e.what()).find(part) != std::string::npos, "message '%s' does not name '%s'", e.what(), part.c_str());
+        return;
+    }
+    throw Failure{ strfmt("no error; expected code %d naming '%s'", (int) code, part.c_str()) };
+}
+
+bool near(double a, double b, double rel = 1e-6) { return std::fabs(a - b) <= rel * std::max(1.0, std::fabs(b)); }
+
+hone_train_params sched(int32_t schedule, int32_t warmup, float lr = 1e-3f, float lr_min = 1e-4f) {
+    hone_train_params p = hone_train_default_params();
+    p.lr = lr;
+    p.lr_min = lr_min;
+    p.lr_schedule = schedule;
+    p.warmup_steps = warmup;
+    return p;
+}
+
+// ---- learning-rate schedules ---------------------------------------------------------------
+
+void schedule_cases() {
+    run_case("schedule: warm-up ramps lr * step / W from step 1, for every schedule", [] {
+        for (int32_t s : { HONE_LR_CONSTANT, HONE_LR_LINEAR, HONE_LR_COSINE }) {
+            const hone_train_params p = sched(s, 4);
+            for (int step = 1; step <= 4; step++) {
+                CHECK(near(lr_at(p, step, 20), 1e-3 * step / 4), "%s step %d: %g", lr_schedule_name(s), step, lr_at(p, step, 20));
+            }
+        }
+    });
+    run_case("schedule: constant holds lr after warm-up", [] {
+        const hone_train_params p = sched(HONE_LR_CONSTANT, 2);
+        for (int step = 3; step <= 10; step++) CHECK(lr_at(p, step, 10) == p.lr, "step %d: %g", step, lr_at(p, step, 10));
+    });
+    run_case("schedule: linear decays from lr (first step after warm-up) to just above lr_min (last)", [] {
+        const hone_train_params p = sched(HONE_LR_LINEAR, 2);
+        const int n = 12, W = 2;
+        for (int step = W + 1; step <= n; step++) {
+            const double prog = (double) (step - W - 1) / (n - W);
+            CHECK(near(lr_at(p, step, n), 1e-4 + (1e-3 - 1e-4) * (1 - prog)), "step %d: %g", step, lr_at(p, step, n));
+        }
+        CHECK(near(lr_at(p, W + 1, n), 1e-3), "first after warm-up: %g", lr_at(p, W + 1, n));
+        CHECK(lr_at(p, n, n) > p.lr_min && near(lr_at(p, n, n), 1e-4 + 9e-4 / (n - W)), "last: %g", lr_at(p, n, n));
+    });
+    run_case("schedule: cosine starts at lr, passes (lr + lr_min) / 2 halfway and ends just above lr_min", [] {
+        const hone_train_params p = sched(HONE_LR_COSINE, 0);
+        // 10 steps, no warm-up: step 6 has progress 0.5
+        CHECK(near(lr_at(p, 1, 10), 1e-3), "step 1: %g", lr_at(p, 1, 10));
+        CHECK(near(lr_at(p, 6, 10), 5.5e-4), "halfway: %g", lr_at(p, 6, 10));
+        CHECK(lr_at(p, 10, 10) > p.lr_min && lr_at(p, 10, 10) < 1.3e-4, "last: %g", lr_at(p, 10, 10));
+        for (int step = 2; step <= 10; step++) CHECK(lr_at(p, step, 10) < lr_at(p, step - 1, 10), "not decreasing at step %d", step);
+    });
+    run_case("schedule: no warm-up runs step 1 at the full rate", [] {
+        for (int32_t s : { HONE_LR_CONSTANT, HONE_LR_LINEAR, HONE_LR_COSINE }) {
+            const float lr = lr_at(sched(s, 0), 1, 5);
+            CHECK(near(lr, 1e-3), "%s: %g", lr_schedule_name(s), lr);
+        }
+    });
+    run_case("schedule: a continued segment runs its own warm-up and decay over its own steps", [] {
+        // 10 steps before, a segment of 20 more: its step k is step k of a 20-step run
+        const hone_train_params p = sched(HONE_LR_COSINE, 3);
+        for (int k = 0; k < 20; k++) {
+            const float seg = segment_lr(p, 10 + k, 10, 30), fresh = segment_lr(p, k, 0, 20);
+            CHECK(seg == fresh, "segment step %d: %g, %g for a fresh run", k + 1, seg, fresh);
+            CHECK(fresh == lr_at(p, k + 1, 20), "step %d: segment_lr %g, lr_at %g", k + 1, fresh, lr_at(p, k + 1, 20));
+        }
+        CHECK(near(segment_lr(p, 10, 10, 30), 1e-3 / 3), "the segment's first step is in warm-up: %g", segment_lr(p, 10, 10, 30));
+    });
+    run_case("schedule: planned steps come from n_steps, else epochs over the data rounded up", [] {
+        hone_train_params p = hone_train_default_params();
+        p.n_batch = 4;
+        p.n_steps = 7;
+        p.n_epochs = 3;
+        CHECK(planned_steps(p, 10) == 7, "n_steps given: %lld", (long long) planned_steps(p, 10));
+        p.n_steps = 0;
+        CHECK(planned_steps(p, 10) == 8, "3 epochs of 10 in 4s: %lld", (long long) planned_steps(p, 10));
+        CHECK(planned_steps(p, 4) == 3, "3 epochs of 4 in 4s: %lld", (long long) planned_steps(p, 4));
+    });
+    run_case("schedule: names parse to their enum and back; anything else is -1", [] {
+        for (int32_t s : { HONE_LR_CONSTANT, HONE_LR_LINEAR, HONE_LR_COSINE }) {
+            CHECK(lr_schedule_from_name(lr_schedule_name(s)) == s, "%s", lr_schedule_name(s));
+        }
+        CHECK(!strcmp(lr_schedule_name(HONE_LR_COSINE), "cosine"), "%s", lr_schedule_name(HONE_LR_COSINE));
+        for (const char * bad : { "Cosine", "", "cos", "linear " }) CHECK(lr_schedule_from_name(bad) == -1, "'%s' parsed", bad);
+        CHECK(lr_schedule_from_name(nullptr) == -1, "null parsed");
+    });
+}
+
+// ---- data order -------------------------------------------------------------------------
+
+void data_order_cases() {
+    run_case("data order: every epoch is a permutation of the sequences", [] {
+        DataOrder o(7, 42);
+        for (int e = 0; e < 5; e++) {
+            std::set<int32_t> seen;
+            for (int i = 0; i < 7; i++) seen.insert(o.at(e * 7 + i));
+            CHECK(seen.size() == 7 && *seen.begin() == 0 && *seen.rbegin() == 6, "epoch %d: %zu distinct", e, seen.size());
+        }
+    });
+    run_case("data order: the same seed gives the same order, whatever the cursor it starts from", [] {
+        DataOrder a(13, 7), b(13, 7);
+        std::vector<int32_t> seq;
+        for (int i = 0; i < 60; i++) seq.push_back(a.at(i));
+        for (int start : { 0, 5, 13, 27, 59 }) {
+            DataOrder resumed(13, 7);
+            for (int i = start; i < 60; i++) CHECK(resumed.at(i) == seq[i], "from %d: position %d differs", start, i);
+        }
+        for (int i = 59; i >= 0; i--) CHECK(b.at(i) == seq[i], "backwards: position %d differs", i);
+    });
+    run_case("data order: other seeds and other epochs shuffle differently", [] {
+        DataOrder a(50, 1), b(50, 2);
+        int same_seed = 0, same_epoch = 0;
+        for (int i = 0; i < 50; i++) {
+            same_seed += a.at(i) == b.at(i);
+            same_epoch += a.at(i) == a.at(50 + i);
+        }
+        CHECK(same_seed < 10, "seeds 1 and 2 agree at %d of 50 positions", same_seed);
+        CHECK(same_epoch < 10, "epochs 0 and 1 agree at %d of 50 positions", same_epoch);
+        DataOrder id(50, 1);
+        int fixed = 0;
+        for (int i = 0; i < 50; i++) fixed += id.at(i) == i;
+        CHECK(fixed < 10, "epoch 0 leaves %d of 50 in place", fixed);
+    });
+    run_case("data order: SplitMix64 gives the reference outputs (the order is the same on every platform)", [] {
+        uint64_t s = 0;
+        const uint64_t want[3] = { 0xE220A8397B1DCDAFULL, 0x6E789E6AA1B965F4ULL, 0x06C45D188009454FULL };
+        for (uint64_t w : want) {
+            const uint64_t got = splitmix64(s);
+            CHECK(got == w, "%016llx, %016llx expected", (unsigned long long) got, (unsigned long long) w);
+        }
+    });
+    run_case("data order: one sequence is always sequence 0", [] {
+        DataOrder o(1, 99);
+        for (int i = 0; i < 5; i++) CHECK(o.at(i) == 0, "position %d: %d", i, o.at(i));
+    });
+}
+
+// ---- sequence preparation, windows, loss arithmetic ----------------------------------------
+
+hone_sequence seq_of(const std::vector<int32_t> & t, const std::vector<uint8_t> * mask = nullptr) {
+    hone_sequence s{};
+    s.tokens = t.data();
+    s.n_tokens = (int32_t) t.size();
+    s.loss_mask = mask ? mask->data() : nullptr;
+    return s;
+}
+
+template <typename T> std::string str(const std::vector<T> & v) {
+    std::string s;
+    for (auto x : v) s += (s.empty() ? "" : ",") + std::to_string((long long) x);
+    return s;
+}
+
+void sequence_cases() {
+    run_case("sequences: a short one is right-padded; its targets are the next tokens, padding carries no loss", [] {
+        const std::vector<int32_t> t = { 5, 6, 7, 8 };
+        const PreparedSeq p = prepare_sequence(seq_of(t), 6, 99);
+        CHECK(str(p.input) == "5,6,7,8,99,99", "input %s", str(p.input).c_str());
+        CHECK(str(p.target) == "6,7,8,0,0,0", "target %s", str(p.target).c_str());
+        CHECK(str(p.mask) == "1,1,1,0,0,0", "mask %s", str(p.mask).c_str());
+        CHECK(p.n_loss == 3 && p.n_real == 4, "n_loss %lld, n_real %d", (long long) p.n_loss, p.n_real);
+    });
+    run_case("sequences: a long one is truncated on the right (T inputs, T targets)", [] {
+        const std::vector<int32_t> t = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+        const PreparedSeq p = prepare_sequence(seq_of(t), 4, 0);
+        CHECK(str(p.input) == "1,2,3,4" && str(p.target) == "2,3,4,5" && str(p.mask) == "1,1,1,1", "%s / %s / %s",
+              str(p.input).c_str(), str(p.target).c_str(), str(p.mask).c_str());
+        CHECK(p.n_loss == 4 && p.n_real == 4, "n_loss %lld, n_real %d", (long long) p.n_loss, p.n_real);
+        const std::vector<int32_t> exact = { 1, 2, 3, 4, 5 };
+        const PreparedSeq q = prepare_sequence(seq_of(exact), 4, 0);
+        CHECK(q.n_loss == 4 && q.n_real == 4 && q.target[3] == 5, "T + 1 tokens: n_loss %lld, n_real %d", (long long) q.n_loss, q.n_real);
+    });
+    run_case("sequences: a token's loss flag applies where it is the target (shifted by one)", [] {
+        const std::vector<int32_t> t = { 10, 11, 12, 13, 14 };
+        const std::vector<uint8_t> m = { 1, 0, 0, 1, 1 }; // the prompt 10..12, the reply 13, 14
+        const PreparedSeq p = prepare_sequence(seq_of(t, &m), 6, 0);
+        CHECK(str(p.mask) == "0,0,1,1,0,0", "mask %s", str(p.mask).c_str());
+        CHECK(p.n_loss == 2, "n_loss %lld", (long long) p.n_loss);
+    });
+    run_case("sequences: fewer than two tokens carry no loss", [] {
+        const std::vector<int32_t> one = { 3 }, none = {};
+        const PreparedSeq a = prepare_sequence(seq_of(one), 4, 0), b = prepare_sequence(seq_of(none), 4, 0);
+        CHECK(a.n_loss == 0 && a.n_real == 1 && a.input[0] == 3, "one token: n_loss %lld, n_real %d", (long long) a.n_loss, a.n_real);
+        CHECK(b.n_loss == 0 && b.n_real == 0, "no token: n_loss %lld, n_real %d", (long long) b.n_loss, b.n_real);
+    });
+    run_case("sequences: the data fingerprint sees inputs, loss targets and order, not masked-out targets", [] {
+        const std::vector<int32_t> t1 = { 1, 2, 3, 4 }, t2 = { 5, 6, 7 }, t1b = { 1, 2, 3, 9 };
+        const std::vector<uint8_t> m_all = { 1, 1, 1, 1 }, m_cut = { 1, 1, 1, 0 };
+        auto fp = [](std::vector<PreparedSeq> v) { return fingerprint(v); };
+        const PreparedSeq a = prepare_sequence(seq_of(t1), 5, 0), b = prepare_sequence(seq_of(t2), 5, 0);
+        CHECK(fp({ a, b }) == fp({ prepare_sequence(seq_of(t1), 5, 0), prepare_sequence(seq_of(t2), 5, 0) }), "not deterministic");
+        CHECK(fp({ a, b }) != fp({ b, a }), "order not seen");
+        CHECK(fp({ a }) != fp({ prepare_sequence(seq_of(t1b), 5, 0) }), "a changed token not seen");
+        CHECK(fp({ a }) != fp({ prepare_sequence(seq_of(t1, &m_cut), 5, 0) }), "a changed mask not seen");
+        // the last token is only a target: with its loss masked, changing it changes no input and no loss target
+        CHECK(fp({ prepare_sequence(seq_of(t1, &m_cut), 3, 0) }) == fp({ prepare_sequence(seq_of(t1b, &m_cut), 3, 0) }),
+              "a masked-out target changed the fingerprint");
+        CHECK(fp({ prepare_sequence(seq_of(t1, &m_all), 5, 0) }) == fp({ a }), "an all-ones mask differs from none");
+    });
+    run_case("text windows: n_ctx + 1 tokens overlapping by one, every token after the first a target exactly once", [] {
+        for (int n : { 2, 3, 9, 10, 17, 100 }) {
+            for (int ctx : { 1, 4, 8 }) {
+                std::vector<int32_t> starts(n, -1);
+                const int32_t k = hone_text_windows(n, ctx, starts.data(), n);
+                CHECK(k == (n - 2) / ctx + 1, "n %d ctx %d: %d windows", n, ctx, k);
+                std::vector<int> targeted(n, 0);
+                for (int w = 0; w < k; w++) {
+                    CHECK(starts[w] == w * ctx, "n %d ctx %d: window %d starts at %d", n, ctx, w, starts[w]);
+                    const int end = std::min(n, starts[w] + ctx + 1);
+                    for (int i = starts[w] + 1; i < end; i++) targeted[i]++;
+                }
+                CHECK(targeted[0] == 0, "the first token is a target");
+                for (int i = 1; i < n; i++) CHECK(targeted[i] == 1, "n %d ctx %d: token %d is a target %d times", n, ctx, i, targeted[i]);
+            }
+        }
+    });
+    run_case("text windows: fewer than 2 tokens or n_ctx < 1 give none; n_max bounds what is written, not the count", [] {
+        CHECK(hone_text_windows(1, 4, nullptr, 0) == 0 && hone_text_windows(0, 4, nullptr, 0) == 0, "short text gave windows");
+        CHECK(hone_text_windows(10, 0, nullptr, 0) == 0, "n_ctx 0 gave windows");
+        int32_t starts[4] = { -1, -1, -1, -1 };
+        CHECK(hone_text_windows(20, 2, starts, 2) == 10, "count with n_max 2");
+        CHECK(starts[0] == 0 && starts[1] == 2 && starts[2] == -1, "wrote %d %d %d", starts[0], starts[1], starts[2]);
+        CHECK(hone_text_windows(20, 2, nullptr, 0) == 10, "count without a buffer");
+    });
+    run_case("loss: micro-batch scales make the step's loss the mean over its loss tokens", [] {
+        // 2 micro-batches of B = 2 sequences of T = 4; each micro-batch's loss as the graph
+        // computes it: the masked cross-entropy summed over its positions divided by T * B.
+        const int T = 4, B = 2;
+        const std::vector<int32_t> t[4] = { { 1, 2, 3, 4, 5 }, { 1, 2 }, { 1, 2, 3 }, { 1 } };
+        const std::vector<uint8_t> m0 = { 0, 0, 1, 1, 1 };
+        std::vector<PreparedSeq> s;
+        for (int i = 0; i < 4; i++) s.push_back(prepare_sequence(seq_of(t[i], i == 0 ? &m0 : nullptr), T, 0));
+        int64_t n_loss = 0;
+        double sum = 0.0, want = 0.0;
+        auto ce = [](int seq, int pos) { return 0.5 + seq + 0.25 * pos; }; // any per-position loss
+        for (int i = 0; i < 4; i++) {
+            n_loss += s[i].n_loss;
+            for (int j = 0; j < T; j++) if (s[i].mask[j]) want += ce(i, j);
+        }
+        CHECK(n_loss == 3 + 1 + 2 + 0, "loss tokens %lld", (long long) n_loss);
+        want /= (double) n_loss;
+        const float scale = loss_scale(T, B, n_loss);
+        for (int mb = 0; mb < 2; mb++) {
+            double rows = 0.0;
+            for (int b = 0; b < B; b++) {
+                for (int j = 0; j < T; j++) if (s[mb * B + b].mask[j]) rows += ce(mb * B + b, j);
+            }
+            sum += rows / (T * B) * scale;
+        }
+        CHECK(near(sum, want, 1e-6), "step loss %.9g, mean %.9g", sum, want);
+        CHECK(loss_scale(T, B, 0) == 0.0f, "no loss tokens: scale %g", loss_scale(T, B, 0));
+    });
+    run_case("loss: gradient clipping scales a norm above the limit down to it, and nothing else", [] {
+        CHECK(clip_factor(2.0f, 1.0f) == 0.5f, "norm 2, max 1: %g", clip_factor(2.0f, 1.0f));
+        CHECK(clip_factor(0.5f, 1.0f) == 1.0f, "norm 0.5, max 1: %g", clip_factor(0.5f, 1.0f));
+        CHECK(clip_factor(1.0f, 1.0f) == 1.0f, "norm at the limit: %g", clip_factor(1.0f, 1.0f));
+        CHECK(clip_factor(100.0f, 0.0f) == 1.0f, "max 0 (no clipping): %g", clip_factor(100.0f, 0.0f));
+    });
+}
+
+// ---- hyperparameters per architecture -------------------------------------------------------
+
+// A GGUF header in memory with one architecture's keys: n_layer layers, 64 wide, 4 heads.
+struct Header {
+    std::unique_ptr<hone_model> m = std::make_unique<hone_model>();
+    std::string a;
+    Header(const std::string & arch, int n_layer = 4) : a(arch + ".") {
+        m->gguf = gguf_init_empty();
+        m->path = arch + "-test.gguf";
+        gguf_set_val_str(m->gguf, "general.architecture", arch.c_str());
+        u32("block_count", n_layer);
+        u32("embedding_length", 64);
+        u32("feed_forward_length", 128);
+        u32("attention.head_count", 4);
+    }
+    Header & u32(const std::string & k, uint32_t v) { gguf_set_val_u32(m->gguf, (a + k).c_str(), v); return *this; }
+    Header & f32(const std::string & k, float v) { gguf_set_val_f32(m->gguf, (a + k).c_str(), v); return *this; }
+    Header & str(const std::string & k, const char * v) { gguf_set_val_str(m->gguf, (a + k).c_str(), v); return *this; }
+    Header & i32s(const std::string & k, const std::vector<int32_t> & v) {
+        gguf_set_arr_data(m->gguf, (a + k).c_str(), GGUF_TYPE_INT32, v.data(), v.size());
+        return *this;
+    }
+    Header & remove(const std::string & k) { gguf_remove_key(m->gguf, (a + k).c_str()); return *this; }
+    const Hparams & read() { read_hparams(*m); return m->hp; }
+};
+
+void hparams_cases() {
+    run_case("hparams: llama's defaults (KV heads, head size, RoPE, epsilon, context) as llama.cpp's loader sets them", [] {
+        Header h("llama");
+        const Hparams & hp = h.read();
+        CHECK(hp.arch == Arch::LLAMA && hp.rope_type == GGML_ROPE_TYPE_NORMAL, "arch %d rope %d", (int) hp.arch, hp.rope_type);
+        CHECK(hp.n_layer == 4 && hp.n_embd == 64 && hp.n_ff == 128 && hp.n_head == 4 && hp.n_head_kv == 4, "counts");
+        CHECK(hp.head_dim == 16 && hp.n_rot == 16 && hp.n_ctx_train == 2048, "head_dim %d n_rot %d ctx %d", hp.head_dim, hp.n_rot, hp.n_ctx_train);
+        CHECK(hp.rms_eps == 1e-5f && hp.rope_freq_base == 10000.0f && hp.rope_freq_scale == 1.0f, "eps %g base %g scale %g", hp.rms_eps,
+              hp.rope_freq_base, hp.rope_freq_scale);
+        CHECK(hp.ffn_norm_tensor == "ffn_norm.weight", "ffn norm %s", hp.ffn_norm_tensor.c_str());
+        for (int il = 0; il < 4; il++) CHECK(hp.rope_l[il] && !hp.swa_l[il] && hp.n_head_kv_l[il] == 4, "layer %d", il);
+    });
+    run_case("hparams: grouped-query heads, key length, epsilon and RoPE base from the file", [] {
+        Header h("qwen2");
+        h.u32("attention.head_count_kv", 2).u32("attention.key_length", 32).u32("rope.dimension_count", 32);
+        h.f32("attention.layer_norm_rms_epsilon", 1e-6f).f32("rope.freq_base", 1e6f).u32("context_length", 4096);
+        const Hparams & hp = h.read();
+        CHECK(hp.arch == Arch::QWEN2 && hp.rope_type == GGML_ROPE_TYPE_NEOX, "arch %d rope %d", (int) hp.arch, hp.rope_type);
+        CHECK(hp.n_head_kv == 2 && hp.head_dim == 32 && hp.n_rot == 32, "kv %d head_dim %d", hp.n_head_kv, hp.head_dim);
+        CHECK(hp.rms_eps == 1e-6f && hp.rope_freq_base == 1e6f && hp.n_ctx_train == 4096, "eps %g base %g", hp.rms_eps, hp.rope_freq_base);
+    });
+    run_case("hparams: per-layer head and FFN counts (OpenELM) and an always-tied output", [] {
+        Header h("openelm", 3);
+        h.remove("attention.head_count").remove("feed_forward_length");
+        h.i32s("attention.head_count", { 2, 4, 4 }).i32s("attention.head_count_kv", { 1, 2, 4 }).i32s("feed_forward_length", { 96, 128, 160 });
+        h.u32("attention.key_length", 16);
+        const Hparams & hp = h.read();
+        CHECK(str(hp.n_head_l) == "2,4,4" && str(hp.n_head_kv_l) == "1,2,4" && str(hp.n_ff_l) == "96,128,160", "%s / %s / %s",
+              str(hp.n_head_l).c_str(), str(hp.n_head_kv_l).c_str(), str(hp.n_ff_l).c_str());
+        CHECK(hp.n_head == 2 && hp.n_ff == 96 && hp.always_tied && hp.arch == Arch::QWEN3, "first layer / traits");
+    });
+    run_case("hparams: Gemma 2's scales, soft caps and alternating windows with llama.cpp's defaults", [] {
+        Header h("gemma2", 6);
+        const Hparams & hp = h.read();
+        CHECK(hp.ffn_geglu && hp.sandwich_norms && near(hp.embedding_scale, 8.0), "geglu/sandwich/scale %g", hp.embedding_scale);
+        CHECK(hp.final_softcap == 30.0f && hp.attn_softcap == 50.0f, "caps %g %g", hp.final_softcap, hp.attn_softcap);
+        CHECK(hp.n_swa == 4096 && str(hp.swa_l) == "1,0,1,0,1,0", "window %d layers %s", hp.n_swa, str(hp.swa_l).c_str());
+        CHECK(near(hp.q_scale, 0.25), "q_scale %g (1/sqrt(head size 16))", hp.q_scale);
+        Header wide("gemma2", 6), big("gemma2", 46);
+        wide.u32("attention.key_length", 64);
+        big.u32("attention.key_length", 64);
+        CHECK(near(wide.read().q_scale, 1.0 / 8.0), "q_scale %g (1/sqrt(head size 64))", wide.read().q_scale);
+        CHECK(near(big.read().q_scale, 1.0 / 4.0), "27B: q_scale %g (1/sqrt(n_embd / n_head = 16))", big.read().q_scale);
+        Header h3("gemma3", 7);
+        h3.u32("attention.sliding_window", 512).f32("rope.freq_base", 1e6f);
+        const Hparams & g3 = h3.read();
+        CHECK(g3.final_softcap == 0.0f && g3.n_swa == 512 && str(g3.swa_l) == "1,1,1,1,1,0,1", "gemma3: cap %g window %d layers %s",
+              g3.final_softcap, g3.n_swa, str(g3.swa_l).c_str());
+        CHECK(g3.rope_base_l[0] == 10000.0f && g3.rope_base_l[5] == 1e6f, "gemma3 RoPE bases %g %g", g3.rope_base_l[0], g3.rope_base_l[5]);
+    });
+    run_case("hparams: SmolLM3 has no RoPE in every 4th layer", [] {
+        Header h("smollm3", 8);
+        CHECK(str(h.read().rope_l) == "1,1,1,0,1,1,1,0", "rope layers %s", str(h.read().rope_l).c_str());
+    });
+    run_case("hparams: Baichuan's positions by depth (32 layers RoPE, 40 ALiBi, other none)", [] {
+        Header a("baichuan", 32), b("baichuan", 40), c("baichuan", 12);
+        CHECK(a.read().rope_type == GGML_ROPE_TYPE_NORMAL && a.read().alibi_max_bias == 0.0f, "32 layers");
+        CHECK(b.read().rope_type == -1 && b.read().alibi_max_bias == 8.0f, "40 layers: rope %d alibi %g", b.read().rope_type, b.read().alibi_max_bias);
+        CHECK(c.read().rope_type == -1 && c.read().alibi_max_bias == 0.0f && !c.read().rope_l[0], "12 layers");
+    });
+    run_case("hparams: MiniCPM's scale defaults; Granite requires its logit scale", [] {
+        Header h("minicpm", 4);
+        const Hparams & hp = h.read();
+        CHECK(hp.embedding_scale == 12.0f && near(hp.residual_scale, 1.4 / 2.0) && near(hp.logit_scale, 4.0), "%g %g %g", hp.embedding_scale,
+              hp.residual_scale, hp.logit_scale);
+        Header g("granite");
+        expect_error(HONE_E_FORMAT, "granite.logit_scale", [&] { g.read(); });
+        Header g2("granite");
+        g2.f32("logit_scale", 8.0f).f32("embedding_scale", 12.0f);
+        CHECK(g2.read().logit_scale == 8.0f && g2.read().residual_scale == 0.0f, "granite: %g %g", g2.read().logit_scale, g2.read().residual_scale);
+    });
+    run_case("hparams: M-RoPE needs its sections (Qwen2-VL, which also reads no epsilon)", [] {
+        Header h("qwen2vl");
+        h.f32("attention.layer_norm_rms_epsilon", 1e-6f);
+        expect_error(HONE_E_FORMAT, "rope.dimension_sections", [&] { h.read(); });
+        Header ok("qwen2vl");
+        ok.f32("attention.layer_norm_rms_epsilon", 1e-6f).i32s("rope.dimension_sections", { 2, 3, 3, 0 });
+        const Hparams & hp = ok.read();
+        CHECK(hp.rms_eps == 0.0f && hp.n_pos_per_token() == 4, "eps %g pos %d", hp.rms_eps, hp.n_pos_per_token());
+        CHECK(hp.rope_sections[0] == 2 && hp.rope_sections[1] == 3 && hp.rope_sections[3] == 0, "sections");
+    });
+    run_case("hparams: RoPE scaling: a linear factor applies, YaRN is refused", [] {
+        Header h("llama");
+        h.f32("rope.scaling.factor", 4.0f).str("rope.scaling.type", "linear");
+        CHECK(h.read().rope_freq_scale == 0.25f, "scale %g", h.read().rope_freq_scale);
+        Header y("llama");
+        y.f32("rope.scaling.factor", 4.0f).str("rope.scaling.type", "yarn");
+        expect_error(HONE_E_UNSUPPORTED, "yarn", [&] { y.read(); });
+    });
+    run_case("hparams: refusals name the file and the key (missing count, head mismatch, odd rotary size)", [] {
+        Header a("llama");
+        a.remove("block_count");
+        expect_error(HONE_E_FORMAT, "llama.block_count", [&] { a.read(); });
+        Header b("llama");
+        b.u32("attention.head_count_kv", 3);
+        expect_error(HONE_E_FORMAT, "inconsistent head counts", [&] { b.read(); });
+        Header c("llama");
+        c.u32("rope.dimension_count", 15);
+        expect_error(HONE_E_FORMAT, "llama-test.gguf: 'llama.rope.dimension_count' is 15", [&] { c.read(); });
+        Header d("llama");
+        d.u32("attention.head_count", 0);
+        expect_error(HONE_E_UNSUPPORTED, "no attention or no FFN", [&] { d.read(); });
+    });
+    run_case("hparams: every trainable architecture reads from a minimal header", [] {
+        // the keys some need beyond the common ones, as llama.cpp's loader requires them
+        auto extra = [](const std::string & name, Header & h) {
+            if (name == "granite" || name == "talkie") h.f32("logit_scale", 1.0f);
+            if (name == "granite_swa") h.f32("logit_scale", 1.0f).u32("attention.sliding_window", 8).i32s("attention.sliding_window_pattern", { 1, 0, 1, 0 });
+            if (name == "qwen2vl" || name == "qwen3vl" || name == "qwen3tts") h.i32s("rope.dimension_sections", { 2, 3, 3, 0 });
+        };
+        const std::vector<std::string> names = trainable_architectures();
+        CHECK(names.size() >= 30, "%zu architectures", names.size());
+        for (const std::string & name : names) {
+            Header h(name);
+            extra(name, h);
+            try {
+                const Hparams & hp = h.read();
+                CHECK(hp.arch_name == name && hp.n_layer == 4 && (int) hp.rope_l.size() == 4, "%s: read back %s", name.c_str(), hp.arch_name.c_str());
+            } catch (const HoneError & e) {
+                throw Failure{ strfmt("%s: %s", name.c_str(), e.what()) };
+            }
+        }
+    });
+}
+
+// ---- checkpoint state -----------------------------------------------------------------------
+
+fs::path temp_root() {
+#ifndef _WIN32
+    const long pid = (long) getpid();
+#else
+    const long pid = 0;
+#endif
+    const fs::path p = fs::temp_directory_path() / ("hone-engine-tests-" + std::to_string(pid));
+    fs::create_directories(p);
+    return p;
+}
+
+void write_file(const fs::path & p, const std::string & text) {
+    fs::create_directories(p.parent_path());
+    std::ofstream f(p, std::ios::binary);
+    f << text;
+}
+
+void checkpoint_cases(const fs::path & root) {
+    hone_train_params p = hone_train_default_params();
+    p.n_batch = 4;
+    p.n_ubatch = 2;
+    p.lr_schedule = HONE_LR_LINEAR;
+    p.warmup_steps = 1;
+    p.seed = 1234;
+    RunPosition pos;
+    pos.step = 17;
+    pos.micro = 1;
+    pos.loss_sum = 1.25;
+    pos.opt_iter = 15;
+    pos.tokens = 4096;
+    pos.elapsed_s = 12.5;
+    pos.segment = 2;
+    pos.segment_start = 10;
+    DataIdentity d;
+    d.known = true;
+    d.n_steps = 30;
+    d.n_train = 9;
+    d.n_eval = 3;
+    d.train_fp = 0xFEDCBA9876543210ULL; // the high bit set: hex, not a JSON number that loses it
+    d.eval_fp = 0x0123456789ABCDEFULL;
+    const json state = encode_state(p, pos, d, json{ { "size", 1 } }, json{ { "rank", 8 } }, json{ { "name", "run" } });
+
+    run_case("checkpoint: state.json round-trips the run position and the data identity", [&] {
+        write_file(root / "a" / "state.json", state.dump(2) + "\n");
+        const json s = read_state((root / "a").string());
+        const RunPosition q = decode_position(s);
+        CHECK(q.step == 17 && q.micro == 1 && q.loss_sum == 1.25 && q.opt_iter == 15 && q.tokens == 4096 && q.elapsed_s == 12.5,
+              "position %lld %d %g %lld %lld %g", (long long) q.step, q.micro, q.loss_sum, (long long) q.opt_iter, (long long) q.tokens, q.elapsed_s);
+        CHECK(q.segment == 2 && q.segment_start == 10, "segment %d from %lld", q.segment, (long long) q.segment_start);
+        const DataIdentity e = decode_data(s);
+        CHECK(e.known && e.n_steps == 30 && e.n_train == 9 && e.n_eval == 3, "data %lld %d %d", (long long) e.n_steps, e.n_train, e.n_eval);
+        CHECK(e.train_fp == d.train_fp && e.eval_fp == d.eval_fp, "fingerprints %016llx %016llx", (unsigned long long) e.train_fp,
+              (unsigned long long) e.eval_fp);
+        CHECK(s.at("config").at("name") == "run" && s.at("adapter").at("rank") == 8 && s.at("model").at("size") == 1, "given fields");
+    });
+    run_case("checkpoint: state.json records the data cursor, epoch and the next step's learning rate", [&] {
+        // 7 steps into the segment and one micro-batch of 2: 7 * 4 + 2 sequences drawn
+        CHECK(state.at("data").at("cursor") == 30, "cursor %s", state.at("data").at("cursor").dump().c_str());
+        CHECK(state.at("rng").at("epoch") == 28 / 9, "epoch %s", state.at("rng").at("epoch").dump().c_str());
+        const float next = state.at("schedule").at("next_lr").get<float>();
+        CHECK(next == segment_lr(p, 17, 10, 30) && next > 0.0f, "next_lr %g, %g", next, segment_lr(p, 17, 10, 30));
+        CHECK(state.at("schedule").at("type") == "linear" && state.at("train_params").at("lr_schedule") == "linear", "schedule name");
+        RunPosition done = pos;
+        done.step = 30;
+        CHECK(encode_state(p, done, d, json{}, json{}, json{}).at("schedule").at("next_lr") == 0.0f, "a finished run has a next lr");
+    });
+    run_case("checkpoint: a truncated, foreign or newer state.json is refused", [&] {
+        const std::string text = state.dump(2);
+        write_file(root / "cut" / "state.json", text.substr(0, text.size() / 2));
+        expect_error(HONE_E_FORMAT, "not valid JSON", [&] { read_state((root / "cut").string()); });
+        write_file(root / "other" / "state.json", "{\"format\": \"something\", \"version\": 1}");
+        expect_error(HONE_E_FORMAT, "not a Hone checkpoint state file", [&] { read_state((root / "other").string()); });
+        json newer = state;
+        newer["version"] = 99;
+        write_file(root / "newer" / "state.json", newer.dump());
+        expect_error(HONE_E_FORMAT, "version 99", [&] { read_state((root / "newer").string()); });
+        fs::create_directories(root / "empty");
+        expect_error(HONE_E_FORMAT, "state.json is missing", [&] { read_state((root / "empty").string()); });
+        expect_error(HONE_E_IO, "not found", [&] { read_state((root / "absent").string()); });
+    });
+    run_case("checkpoint: a missing field fails decoding; a checkpoint from before segments is segment 0", [&] {
+        json partial = state;
+        partial.erase("partial_step");
+        bool threw = false;
+        try { decode_position(partial); } catch (const nlohmann::json::exception &) { threw = true; }
+        CHECK(threw, "decoded without partial_step");
+        json old = state;
+        old.erase("segment");
+        const RunPosition q = decode_position(old);
+        CHECK(q.segment == 0 && q.segment_start == 0 && q.step == 17, "segment %d from %lld", q.segment, (long long) q.segment_start);
+    });
+}
+
+} // namespace
+
+int main() {
+    schedule_cases();
+    data_order_cases();
+    sequence_cases();
+    hparams_cases();
+    const fs::path root = temp_root();
+    checkpoint_cases(root);
+    std::error_code ec;
+    fs::remove_all(root, ec);
+    return n_failed ? 1 : 0;
+}
