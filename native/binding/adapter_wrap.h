@@ -2,7 +2,7 @@
 // synchronous; Adapter.load and save touch files, so they return Promises.
 #pragma once
 
-#include "common.h"
+#include "node_common.h"
 
 namespace hone_node {
 

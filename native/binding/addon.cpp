@@ -2,7 +2,7 @@
 // (NAPI_VERSION 8), so the same .node file loads in Node and in Electron.
 #include "adapter_wrap.h"
 #include "chat_wrap.h"
-#include "common.h"
+#include "node_common.h"
 #include "merge.h"
 #include "model_wrap.h"
 #include "renderer_wrap.h"

@@ -6,7 +6,7 @@
 // one reply at a time per Chat. dispose() frees it (after the reply in progress, if any).
 #pragma once
 
-#include "common.h"
+#include "node_common.h"
 
 #include <atomic>
 

@@ -4,7 +4,7 @@
 // tensor (it rejects with code 'cancelled' and leaves nothing under params.out).
 #pragma once
 
-#include "common.h"
+#include "node_common.h"
 
 namespace hone_node {
 

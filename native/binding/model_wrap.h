@@ -2,7 +2,7 @@
 // Adapters, renderers and trainers keep their model alive; dispose() frees it once they are gone.
 #pragma once
 
-#include "common.h"
+#include "node_common.h"
 
 namespace hone_node {
 

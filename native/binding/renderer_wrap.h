@@ -2,7 +2,7 @@
 // (JSON strings) on a worker thread and resolves with tokens, loss masks and, on request, text.
 #pragma once
 
-#include "common.h"
+#include "node_common.h"
 
 namespace hone_node {
 

@@ -3,6 +3,8 @@
 #include "adapter_wrap.h"
 #include "model_wrap.h"
 
+#include "hone_test.h"
+
 #include <memory>
 #include <thread>
 #include <vector>
@@ -11,7 +13,7 @@ namespace hone_node {
 
 struct TrainerWrap::State {
     hone_trainer * trainer = nullptr;
-    std::string checkpoint_dir, run_config, test_refuse_ops; // hone_train_params points into these
+    std::string checkpoint_dir, run_config, test_refuse_ops; // hone_train_params and the test hooks point into these
     ~State() { if (trainer) hone_trainer_free(trainer); }
 };
 
@@ -222,7 +224,10 @@ class CreateWorker : public TrainerWorker {
         a->retain();
     }
     ~CreateWorker() override { delete st; }
-    void Execute() override { status = hone_trainer_init(mh, ah, &p, &st->trainer, &err); }
+    void Execute() override {
+        const hone_train_test_hooks hooks{ st->test_refuse_ops.empty() ? nullptr : st->test_refuse_ops.c_str(), nullptr };
+        status = hone_trainer_init_test(mh, ah, &p, &hooks, &st->trainer, &err);
+    }
     void settle(Napi::Env env) override {
         deferred.Resolve(data->trainer_ctor.New({ model_ref.Value(), adapter_ref.Value(), Napi::External<TrainerWrap::State>::New(env, st) }));
         st = nullptr; // owned by the wrapper now
@@ -276,9 +281,8 @@ class SaveCheckpointWorker : public TrainerWorker {
 };
 
 int32_t parse_schedule(Napi::Env env, const std::string & s) {
-    if (s == "constant") return HONE_LR_CONSTANT;
-    if (s == "linear") return HONE_LR_LINEAR;
-    if (s == "cosine") return HONE_LR_COSINE;
+    const int32_t schedule = hone_lr_schedule_from_name(s.c_str());
+    if (schedule >= 0) return schedule;
     throw make_error(env, "invalid_argument", "'lrSchedule' must be constant, linear or cosine (got '" + s + "')");
 }
 
@@ -342,7 +346,7 @@ Napi::Value TrainerWrap::Create(const Napi::CallbackInfo & info) {
     p.n_steps = (int32_t) get_number(o, "nSteps", p.n_steps);
     p.n_epochs = (int32_t) get_number(o, "nEpochs", p.n_steps > 0 ? 0 : p.n_epochs);
     p.lr = (float) get_number(o, "lr", p.lr);
-    p.lr_schedule = parse_schedule(env, get_string(o, "lrSchedule", p.lr_schedule == HONE_LR_COSINE ? "cosine" : p.lr_schedule == HONE_LR_LINEAR ? "linear" : "constant"));
+    p.lr_schedule = parse_schedule(env, get_string(o, "lrSchedule", hone_lr_schedule_name(p.lr_schedule)));
     p.warmup_steps = (int32_t) get_number(o, "warmupSteps", p.warmup_steps);
     p.lr_min = (float) get_number(o, "lrMin", p.lr_min);
     p.weight_decay = (float) get_number(o, "weightDecay", p.weight_decay);
@@ -364,7 +368,6 @@ Napi::Value TrainerWrap::Create(const Napi::CallbackInfo & info) {
     p.run_config_json = st->run_config.empty() ? nullptr : st->run_config.c_str();
     // tests only: a primary backend that refuses these ops, so they fall back to the CPU
     st->test_refuse_ops = get_string(o, "testRefuseOps", "");
-    p.test_refuse_ops = st->test_refuse_ops.empty() ? nullptr : st->test_refuse_ops.c_str();
     CreateWorker * w = nullptr;
     try {
         w = new CreateWorker(env, info.Env().GetInstanceData<AddonData>(), info[0].As<Napi::Object>(), info[1].As<Napi::Object>(), st, p);

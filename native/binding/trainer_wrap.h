@@ -6,7 +6,7 @@
 // trainer is not training; checkMemory() throws out_of_memory when a real run would not fit.
 #pragma once
 
-#include "common.h"
+#include "node_common.h"
 
 #include <atomic>
 #include <string>

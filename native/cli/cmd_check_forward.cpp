@@ -6,6 +6,7 @@
 #include "model_loader.h"
 
 #include "hone.h"
+#include "hone_test.h"
 
 #include <cmath>
 #include <filesystem>

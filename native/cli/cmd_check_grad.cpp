@@ -23,6 +23,7 @@
 
 #include "gradcheck.h"
 #include "hone.h"
+#include "hone_test.h"
 #include "lora.h"
 #include "model.h"
 

@@ -12,6 +12,7 @@
 #include "train_data.h"
 
 #include "hone.h"
+#include "hone_test.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -161,13 +162,6 @@ Config memory_report(hone_trainer * trainer) {
     return c;
 }
 
-int32_t schedule_from_name(const std::string & s) {
-    if (s == "constant") return HONE_LR_CONSTANT;
-    if (s == "linear") return HONE_LR_LINEAR;
-    if (s == "cosine") return HONE_LR_COSINE;
-    return -1;
-}
-
 } // namespace
 
 // --dry-run: the graphs are built and scheduled and the memory planned; DIR/ops.json is
@@ -228,7 +222,7 @@ int cmd_train(int argc, char ** argv) {
     }
     hone_adapter_params ap = adapter_params(cfg, targets);
     hone_train_params tp = train_params(cfg);
-    tp.lr_schedule = schedule_from_name(cfg["schedule"]);
+    tp.lr_schedule = hone_lr_schedule_from_name(cfg["schedule"].get<std::string>().c_str());
     if (tp.lr_schedule < 0) {
         return report_error(json, "invalid_argument", "unknown learning-rate schedule '" + cfg["schedule"].get<std::string>() + "' (constant, linear or cosine)");
     }
@@ -240,8 +234,9 @@ int cmd_train(int argc, char ** argv) {
         return report_error(json, "invalid_argument", "--memory-limit must be a size in bytes, optionally with K, M or G (got '" +
                             cfg["memory_limit"].get<std::string>() + "')");
     }
-    if (a.has("test-refuse-ops")) tp.test_refuse_ops = test_refuse_ops.c_str();
-    if (a.has("test-frozen-param")) tp.test_frozen_param = test_frozen_param.c_str();
+    hone_train_test_hooks test_hooks{};
+    if (a.has("test-refuse-ops")) test_hooks.refuse_ops = test_refuse_ops.c_str();
+    if (a.has("test-frozen-param")) test_hooks.frozen_param = test_frozen_param.c_str();
     if (a.has("test-frozen-param") && !dry_run) return report_error(json, "invalid_argument", "--test-frozen-param needs --dry-run (a base weight is never trained)");
     const double eval_split = cfg["eval_split"];
     if (eval_split < 0.0 || eval_split >= 1.0) return report_error(json, "invalid_argument", "--eval-split must be in [0, 1) (got " + std::to_string(eval_split) + ")");
@@ -281,7 +276,7 @@ int cmd_train(int argc, char ** argv) {
     tp.run_config_json = run_config_str.c_str();
 
     hone_trainer * trainer = nullptr;
-    if (hone_trainer_init(model, adapter, &tp, &trainer, &err) != HONE_OK) return report_error(json, status_code(err.code), err.message);
+    if (hone_trainer_init_test(model, adapter, &tp, &test_hooks, &trainer, &err) != HONE_OK) return report_error(json, status_code(err.code), err.message);
     std::unique_ptr<hone_trainer, void (*)(hone_trainer *)> trainer_guard(trainer, hone_trainer_free);
     if (!resume.empty() && hone_trainer_resume(trainer, resume.c_str(), &err) != HONE_OK) {
         return report_error(json, status_code(err.code), err.message);

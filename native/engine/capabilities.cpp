@@ -59,13 +59,12 @@ std::string defaults_json() {
     const hone_render_params rp = hone_render_default_params();
     char targets[256];
     hone_format_targets(ap.targets, targets, sizeof(targets));
-    const char * schedules[] = { "constant", "linear", "cosine" };
     return JsonObject()
         .integer("rank", ap.rank)
         .num("alpha", 0) // 0: 2 * rank
         .str("targets", targets)
         .raw("lr", f32(tp.lr))
-        .str("schedule", schedules[tp.lr_schedule])
+        .str("schedule", hone_lr_schedule_name(tp.lr_schedule))
         .integer("warmup", tp.warmup_steps)
         .raw("lr_min", f32(tp.lr_min))
         .raw("weight_decay", f32(tp.weight_decay))

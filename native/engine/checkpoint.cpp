@@ -62,7 +62,7 @@ static json model_identity(const hone_model & m) {
 
 static json params_json(const hone_train_params & p) {
     return json{ { "n_ctx", p.n_ctx }, { "n_batch", p.n_batch }, { "n_ubatch", p.n_ubatch }, { "n_steps", p.n_steps },
-                 { "n_epochs", p.n_epochs }, { "lr", p.lr }, { "lr_schedule", lr_schedule_name(p.lr_schedule) },
+                 { "n_epochs", p.n_epochs }, { "lr", p.lr }, { "lr_schedule", hone_lr_schedule_name(p.lr_schedule) },
                  { "warmup_steps", p.warmup_steps }, { "lr_min", p.lr_min }, { "weight_decay", p.weight_decay },
                  { "beta1", p.beta1 }, { "beta2", p.beta2 }, { "eps", p.eps }, { "max_grad_norm", p.max_grad_norm },
                  { "seed", p.seed } };
@@ -75,7 +75,7 @@ json encode_state(const hone_train_params & p, const RunPosition & pos, const Da
         { "segment", { { "index", pos.segment }, { "start_step", pos.segment_start } } },
         { "model", model },
         { "optimizer", { { "type", "adamw" }, { "updates", pos.opt_iter }, { "file", "optimizer.gguf" } } },
-        { "schedule", { { "type", lr_schedule_name(p.lr_schedule) }, { "lr", p.lr }, { "warmup_steps", p.warmup_steps },
+        { "schedule", { { "type", hone_lr_schedule_name(p.lr_schedule) }, { "lr", p.lr }, { "warmup_steps", p.warmup_steps },
                         { "lr_min", p.lr_min }, { "next_lr", pos.step < d.n_steps ? segment_lr(p, pos.step, pos.segment_start, d.n_steps) : 0.0f } } },
         { "data", { { "seed", p.seed }, { "cursor", (pos.step - pos.segment_start) * p.n_batch + (int64_t) pos.micro * p.n_ubatch },
                     { "n_train", d.n_train }, { "train_fingerprint", hex64(d.train_fp) },

@@ -107,8 +107,6 @@ hone_status hone_adapter_load(hone_model * model, const char * path, hone_adapte
 // the adapter, its run config, steps, last train/eval loss and data digests
 // (docs/adapter-format.md).
 hone_status hone_adapter_save(const hone_adapter * adapter, const char * path, hone_error * err);
-// Adds gaussian noise of stddev `sigma` to every B (tests: a B of zero gives dL/dA = 0).
-void        hone_adapter_perturb_b(hone_adapter * adapter, float sigma, uint64_t seed);
 void        hone_adapter_free(hone_adapter * adapter);
 int64_t     hone_adapter_n_params(const hone_adapter * adapter);
 
@@ -145,6 +143,12 @@ typedef enum {
     HONE_LR_COSINE = 2,   // half-cosine decay to lr_min
 } hone_lr_schedule;
 
+// "constant", "linear" or "cosine" as a hone_lr_schedule; -1 for any other name (or NULL). The one
+// parser of schedule names: hone-train's config, the Node binding and checkpoints use it.
+int32_t hone_lr_schedule_from_name(const char * name);
+// The name of a hone_lr_schedule ("?" for a value that is none).
+const char * hone_lr_schedule_name(int32_t schedule);
+
 typedef struct {
     int32_t n_ctx;          // tokens per sequence (longer sequences are truncated on the right)
     int32_t n_batch;        // sequences per optimizer step
@@ -173,11 +177,6 @@ typedef struct {
     int64_t memory_limit;   // bytes the trainer may allocate in each memory pool (system memory, each GPU) on top
                             // of the model and adapter; 0: the pool's free memory. hone_trainer_init refuses a
                             // plan that does not fit (HONE_E_MEMORY, naming the sizes and what to lower)
-    // Tests only (NULL in normal use).
-    const char * test_refuse_ops;   // comma-separated ggml op names: schedule a CPU backend instance that refuses
-                                    // them before the real backends, so CPU fallbacks can be seen without a GPU
-    const char * test_frozen_param; // name of a base tensor (F32/F16) to mark trainable, to show the gradient-waste
-                                    // detector at work; dry runs only (the base is never updated)
 } hone_train_params;
 
 hone_train_params hone_train_default_params(void);

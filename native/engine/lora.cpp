@@ -1,6 +1,7 @@
 #include "lora.h"
 
 #include "error.h"
+#include "hone_test.h"
 #include "model.h"
 
 #include "gguf.h"

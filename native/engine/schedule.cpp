@@ -25,15 +25,16 @@ int64_t planned_steps(const hone_train_params & p, int32_t n_train) {
     return p.n_steps > 0 ? p.n_steps : ((int64_t) p.n_epochs * n_train + p.n_batch - 1) / p.n_batch;
 }
 
+} // namespace hone
+
+// The one list of schedule names, in hone_lr_schedule's order.
 static const char * const NAMES[] = { "constant", "linear", "cosine" };
 
-const char * lr_schedule_name(int32_t schedule) {
+extern "C" const char * hone_lr_schedule_name(int32_t schedule) {
     return schedule >= 0 && schedule < 3 ? NAMES[schedule] : "?";
 }
 
-int32_t lr_schedule_from_name(const char * name) {
+extern "C" int32_t hone_lr_schedule_from_name(const char * name) {
     for (int32_t i = 0; i < 3; i++) if (name && !strcmp(name, NAMES[i])) return i;
     return -1;
 }
-
-} // namespace hone

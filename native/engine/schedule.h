@@ -27,8 +27,4 @@ float segment_lr(const hone_train_params & p, int64_t done, int64_t segment_star
 // of p.n_batch (the last one partly from the next epoch's order).
 int64_t planned_steps(const hone_train_params & p, int32_t n_train);
 
-const char * lr_schedule_name(int32_t schedule);
-// "constant" | "linear" | "cosine" -> hone_lr_schedule; -1 when unknown.
-int32_t lr_schedule_from_name(const char * name);
-
 } // namespace hone

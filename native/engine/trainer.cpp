@@ -3,6 +3,7 @@
 #include "checkpoint.h"
 #include "error.h"
 #include "fatal_report.h"
+#include "hone_test.h"
 #include "lora.h"
 #include "model.h"
 #include "optimizer.h"
@@ -274,13 +275,16 @@ hone_train_params hone_train_default_params(void) {
     p.dry_run = false;
     p.profile = false;
     p.memory_limit = 0;
-    p.test_refuse_ops = nullptr;
-    p.test_frozen_param = nullptr;
     return p;
 }
 
 hone_status hone_trainer_init(hone_model * model, hone_adapter * adapter, const hone_train_params * params,
                               hone_trainer ** out, hone_error * err) {
+    return hone_trainer_init_test(model, adapter, params, nullptr, out, err);
+}
+
+hone_status hone_trainer_init_test(hone_model * model, hone_adapter * adapter, const hone_train_params * params,
+                                   const hone_train_test_hooks * hooks, hone_trainer ** out, hone_error * err) {
     return guard(err, [&] {
         HONE_CHECK_ARG(model && adapter && params && out, "model, adapter and params are required");
         HONE_CHECK_ARG(adapter->model == model, "the adapter belongs to another model");
@@ -309,12 +313,10 @@ hone_status hone_trainer_init(hone_model * model, hone_adapter * adapter, const 
         tr->checkpoint_dir = p.checkpoint_dir ? p.checkpoint_dir : "";
         tr->run_config = p.run_config_json ? p.run_config_json : "{}";
         adapter->record.run_config = tr->run_config; // the adapter file says what trained it
-        tr->test_refuse_ops = p.test_refuse_ops ? p.test_refuse_ops : "";
-        tr->test_frozen_param = p.test_frozen_param ? p.test_frozen_param : "";
+        tr->test_refuse_ops = hooks && hooks->refuse_ops ? hooks->refuse_ops : "";
+        tr->test_frozen_param = hooks && hooks->frozen_param ? hooks->frozen_param : "";
         tr->p.checkpoint_dir = nullptr; // the owned copies are the ones used
         tr->p.run_config_json = nullptr;
-        tr->p.test_refuse_ops = nullptr;
-        tr->p.test_frozen_param = nullptr;
         tr->T = p.n_ctx;
         tr->B = p.n_ubatch;
         if (p.profile) tr->profile = std::make_unique<OpProfile>();

@@ -87,7 +87,7 @@ void schedule_cases() {
         for (int32_t s : { HONE_LR_CONSTANT, HONE_LR_LINEAR, HONE_LR_COSINE }) {
             const hone_train_params p = sched(s, 4);
             for (int step = 1; step <= 4; step++) {
-                CHECK(near(lr_at(p, step, 20), 1e-3 * step / 4), "%s step %d: %g", lr_schedule_name(s), step, lr_at(p, step, 20));
+                CHECK(near(lr_at(p, step, 20), 1e-3 * step / 4), "%s step %d: %g", hone_lr_schedule_name(s), step, lr_at(p, step, 20));
             }
         }
     });
@@ -116,7 +116,7 @@ void schedule_cases() {
     run_case("schedule: no warm-up runs step 1 at the full rate", [] {
         for (int32_t s : { HONE_LR_CONSTANT, HONE_LR_LINEAR, HONE_LR_COSINE }) {
             const float lr = lr_at(sched(s, 0), 1, 5);
-            CHECK(near(lr, 1e-3), "%s: %g", lr_schedule_name(s), lr);
+            CHECK(near(lr, 1e-3), "%s: %g", hone_lr_schedule_name(s), lr);
         }
     });
     run_case("schedule: a continued segment runs its own warm-up and decay over its own steps", [] {
@@ -141,11 +141,11 @@ void schedule_cases() {
     });
     run_case("schedule: names parse to their enum and back; anything else is -1", [] {
         for (int32_t s : { HONE_LR_CONSTANT, HONE_LR_LINEAR, HONE_LR_COSINE }) {
-            CHECK(lr_schedule_from_name(lr_schedule_name(s)) == s, "%s", lr_schedule_name(s));
+            CHECK(hone_lr_schedule_from_name(hone_lr_schedule_name(s)) == s, "%s", hone_lr_schedule_name(s));
         }
-        CHECK(!strcmp(lr_schedule_name(HONE_LR_COSINE), "cosine"), "%s", lr_schedule_name(HONE_LR_COSINE));
-        for (const char * bad : { "Cosine", "", "cos", "linear " }) CHECK(lr_schedule_from_name(bad) == -1, "'%s' parsed", bad);
-        CHECK(lr_schedule_from_name(nullptr) == -1, "null parsed");
+        CHECK(!strcmp(hone_lr_schedule_name(HONE_LR_COSINE), "cosine"), "%s", hone_lr_schedule_name(HONE_LR_COSINE));
+        for (const char * bad : { "Cosine", "", "cos", "linear " }) CHECK(hone_lr_schedule_from_name(bad) == -1, "'%s' parsed", bad);
+        CHECK(hone_lr_schedule_from_name(nullptr) == -1, "null parsed");
     });
 }
 

@@ -1,5 +1,6 @@
 // Shared pieces of the Node binding: engine errors as JavaScript errors with a `code`, the
 // per-addon state (no globals), and a guard that keeps an object alive while a worker uses it.
+// (Not common.h: llama.cpp's common library has a header of that name on the engine's path.)
 #pragma once
 
 #include <napi.h>

@@ -1,4 +1,4 @@
-#include "common.h"
+#include "node_common.h"
 
 namespace hone_node {
 
