@@ -68,13 +68,14 @@ static json params_json(const hone_train_params & p) {
                  { "seed", p.seed } };
 }
 
-json encode_state(const hone_train_params & p, const RunPosition & pos, const DataIdentity & d, const json & model, const json & adapter, const json & config) {
+json encode_state(const hone_train_params & p, const RunPosition & pos, int64_t updates, const DataIdentity & d, const json & model, const json & adapter,
+                  const json & config) {
     return json{
         { "format", "hone-checkpoint" }, { "version", FORMAT_VERSION },
         { "step", pos.step }, { "micro_batch", pos.micro }, { "n_steps", d.n_steps },
         { "segment", { { "index", pos.segment }, { "start_step", pos.segment_start } } },
         { "model", model },
-        { "optimizer", { { "type", "adamw" }, { "updates", pos.opt_iter }, { "file", "optimizer.gguf" } } },
+        { "optimizer", { { "type", "adamw" }, { "updates", updates }, { "file", "optimizer.gguf" } } },
         { "schedule", { { "type", hone_lr_schedule_name(p.lr_schedule) }, { "lr", p.lr }, { "warmup_steps", p.warmup_steps },
                         { "lr_min", p.lr_min }, { "next_lr", pos.step < d.n_steps ? segment_lr(p, pos.step, pos.segment_start, d.n_steps) : 0.0f } } },
         { "data", { { "seed", p.seed }, { "cursor", (pos.step - pos.segment_start) * p.n_batch + (int64_t) pos.micro * p.n_ubatch },
@@ -98,22 +99,22 @@ static json state_json(const hone_trainer & tr) {
     json config = json::parse(tr.run_config, nullptr, false);
     if (config.is_discarded()) config = tr.run_config; // not JSON: kept as a string
     const json adapter = { { "rank", tr.adapter->params.rank }, { "alpha", tr.adapter->params.alpha }, { "targets", targets }, { "file", "adapter.gguf" } };
-    return encode_state(tr.p, tr.pos, tr.resumed_data, model_identity(*tr.model), adapter, config);
+    return encode_state(tr.p, tr.pos, tr.opt.updates, tr.resumed_data, model_identity(*tr.model), adapter, config);
 }
 
 static void write_optimizer(const hone_trainer & tr, const fs::path & path) {
     const bool with_grads = tr.pos.micro > 0;
     size_t bytes = 0, n = 0;
-    for (const ParamState & ps : tr.params) { bytes += ggml_nbytes(ps.param) * (with_grads ? 3 : 2); n += with_grads ? 3 : 2; }
+    for (const AdamW::Slot & s : tr.opt.slots()) { bytes += ggml_nbytes(s.param) * (with_grads ? 3 : 2); n += with_grads ? 3 : 2; }
     ggml_context * host = ggml_init({ bytes + ggml_tensor_overhead() * (n + 1), nullptr, false });
     gguf_context * g = gguf_init_empty();
     gguf_set_val_str(g, "general.type", "hone-optimizer-state");
-    gguf_set_val_u64(g, "hone.optimizer.updates", (uint64_t) tr.pos.opt_iter);
+    gguf_set_val_u64(g, "hone.optimizer.updates", (uint64_t) tr.opt.updates);
     gguf_set_val_u64(g, "hone.step", (uint64_t) tr.pos.step);
     gguf_set_val_u32(g, "hone.micro_batch", (uint32_t) tr.pos.micro);
-    for (const ParamState & ps : tr.params) {
-        std::vector<ggml_tensor *> ts = { ps.m, ps.v };
-        if (with_grads) ts.push_back(ps.acc);
+    for (const AdamW::Slot & s : tr.opt.slots()) {
+        std::vector<ggml_tensor *> ts = { s.m, s.v };
+        if (with_grads) ts.push_back(s.grad);
         for (ggml_tensor * t : ts) {
             ggml_tensor * c = ggml_new_tensor(host, GGML_TYPE_F32, GGML_MAX_DIMS, t->ne);
             ggml_set_name(c, t->name);
@@ -295,7 +296,6 @@ RunPosition decode_position(const json & s) {
     RunPosition pos;
     pos.step = s.at("step").get<int64_t>();
     pos.micro = s.at("micro_batch").get<int32_t>();
-    pos.opt_iter = s.at("optimizer").at("updates").get<int64_t>();
     pos.loss_sum = s.at("partial_step").at("loss_sum").get<double>();
     pos.tokens = s.at("tokens").get<int64_t>();
     pos.elapsed_s = s.at("elapsed_s").get<double>();
@@ -305,6 +305,8 @@ RunPosition decode_position(const json & s) {
     }
     return pos;
 }
+
+int64_t decode_updates(const json & s) { return s.at("optimizer").at("updates").get<int64_t>(); }
 
 DataIdentity decode_data(const json & s) {
     const json & d = s.at("data");
@@ -322,10 +324,10 @@ DataIdentity decode_data(const json & s) {
 static void load_state_tensors(hone_trainer & tr, const fs::path & dir, bool with_grads) {
     std::vector<ggml_tensor *> adapter, opt;
     for (auto & p : tr.adapter->pairs) { adapter.push_back(p.a); adapter.push_back(p.b); }
-    for (const ParamState & ps : tr.params) {
-        opt.push_back(ps.m);
-        opt.push_back(ps.v);
-        if (with_grads) opt.push_back(ps.acc);
+    for (const AdamW::Slot & s : tr.opt.slots()) {
+        opt.push_back(s.m);
+        opt.push_back(s.v);
+        if (with_grads) opt.push_back(s.grad);
     }
     load_tensors(dir / "adapter.gguf", adapter);
     load_tensors(dir / "optimizer.gguf", opt);
@@ -344,8 +346,10 @@ void load_checkpoint(hone_trainer & tr, const std::string & dir_s) {
         const int n_micro = tr.p.n_batch / tr.p.n_ubatch;
         if (pos.step < 0 || pos.micro < 0 || pos.micro >= n_micro) fail(HONE_E_FORMAT, "%s: position step %lld, micro-batch %d is invalid", dir_s.c_str(), (long long) pos.step, pos.micro);
         const DataIdentity id = decode_data(s);
+        const int64_t updates = decode_updates(s);
         load_state_tensors(tr, dir, pos.micro > 0);
         tr.pos = pos;
+        tr.opt.updates = updates;
         tr.resumed_data = id;
     } catch (const json::exception & e) {
         fail(HONE_E_FORMAT, "%s: state.json is missing a field or has a wrong type (%s)", (dir / "state.json").string().c_str(), e.what());
@@ -363,14 +367,15 @@ void continue_from_checkpoint(hone_trainer & tr, const std::string & dir_s) {
         if (saved.micro != 0) {
             fail(HONE_E_INVALID_ARG, "%s: paused in the middle of a step: resume it to finish the step before continuing", dir_s.c_str());
         }
+        const int64_t updates = decode_updates(s);
         load_state_tensors(tr, dir, false);
         RunPosition pos;
         pos.step = pos.segment_start = saved.step;
         pos.segment = saved.segment + 1;
-        pos.opt_iter = saved.opt_iter; // AdamW's bias correction goes on
         pos.tokens = saved.tokens;
         pos.elapsed_s = saved.elapsed_s;
         tr.pos = pos;
+        tr.opt.updates = updates; // AdamW's bias correction goes on
         tr.resumed_data = DataIdentity{}; // a new segment may train on other data
     } catch (const json::exception & e) {
         fail(HONE_E_FORMAT, "%s: state.json is missing a field or has a wrong type (%s)", (dir / "state.json").string().c_str(), e.what());

@@ -31,9 +31,9 @@ void continue_from_checkpoint(hone_trainer & tr, const std::string & dir);
 // Keeps the newest `keep` checkpoints under root (0: all) and removes stale temporary folders.
 void prune_checkpoints(const std::string & root, int keep);
 
-// state.json's contents for a run at `pos` on data `d` with params `p`; `model` (the base's
+// state.json's contents for a run at `pos`, after `updates` AdamW updates, on data `d` with params `p`; `model` (the base's
 // identity), `adapter` (its params) and `config` (the caller's) are written as given.
-nlohmann::ordered_json encode_state(const hone_train_params & p, const RunPosition & pos, const DataIdentity & d,
+nlohmann::ordered_json encode_state(const hone_train_params & p, const RunPosition & pos, int64_t updates, const DataIdentity & d,
                                     const nlohmann::ordered_json & model, const nlohmann::ordered_json & adapter,
                                     const nlohmann::ordered_json & config);
 // <dir>/state.json, parsed: fails (HONE_E_IO, HONE_E_FORMAT) for a missing folder or file, text
@@ -43,6 +43,7 @@ nlohmann::ordered_json read_state(const std::string & dir);
 // it was trained on. A missing field or a wrong type throws nlohmann::json::exception.
 RunPosition decode_position(const nlohmann::ordered_json & s);
 DataIdentity decode_data(const nlohmann::ordered_json & s);
+int64_t decode_updates(const nlohmann::ordered_json & s); // AdamW updates applied
 
 // Fails unless `now` is the data (and planned step count) the checkpoint was trained on.
 void check_same_data(const DataIdentity & saved, const DataIdentity & now);

@@ -69,8 +69,8 @@ static uint64_t cpu_work_bytes(const hone_trainer & tr, ggml_backend_t b) {
     size_t work = 0;
     if (has_nodes) work = cpu_graph_work_size(tr.gb, tr.model->n_threads);
     if (b == tr.model->backends.primary) {
-        work = std::max(work, cpu_graph_work_size(tr.g_opt, tr.model->n_threads));
-        work = std::max(work, cpu_graph_work_size(tr.g_norm, tr.model->n_threads));
+        work = std::max(work, cpu_graph_work_size(tr.opt.step_graph(), tr.model->n_threads));
+        work = std::max(work, cpu_graph_work_size(tr.opt.norm_graph(), tr.model->n_threads));
     }
     return work;
 }
@@ -98,7 +98,7 @@ void finish_memory_plan(MemoryPlan & plan, hone_trainer & tr) {
     buffer("optimizer_state", tr.buf_state, false, true);
     ggml_backend_buffer_type_t opt_buft = ggml_backend_get_default_buffer_type(primary);
     add("optimizer_graphs", ggml_backend_name(primary), pool_of(tr, opt_buft),
-        ggml_gallocr_get_buffer_size(tr.opt_alloc, 0) + ggml_gallocr_get_buffer_size(tr.norm_alloc, 0), false, true);
+        tr.opt.graph_bytes(), false, true);
 
     // The scheduler splits the training graph and sizes each backend's compute buffer exactly
     // as allocation would, without allocating (evaluation's forward graph is a subset).

@@ -360,7 +360,7 @@ hone_status hone_trainer_op_report(hone_trainer * tr, char ** json, hone_error *
         OpReportInput in;
         in.sched = tr->sched;
         in.graph = tr->gb;
-        in.opt_graph = tr->g_opt;
+        in.opt_graph = tr->opt.step_graph();
         in.opt_backend = tr->model->backends.primary;
         in.model = tr->model;
         in.n_forward_nodes = tr->n_forward_nodes;

@@ -20,14 +20,12 @@
 using namespace hone;
 
 hone_trainer::~hone_trainer() {
-    if (norm_alloc) ggml_gallocr_free(norm_alloc);
-    if (opt_alloc) ggml_gallocr_free(opt_alloc);
     if (sched) ggml_backend_sched_free(sched);
     if (test_backend) ggml_backend_free(test_backend);
     if (buf_accs) ggml_backend_buffer_free(buf_accs);
     if (buf_state) ggml_backend_buffer_free(buf_state);
     if (frozen_param) frozen_param->flags &= ~GGML_TENSOR_FLAG_PARAM; // the model outlives this trainer
-    for (ggml_context * c : { ctx_opt, ctx_accs, ctx_state, ctx_compute }) if (c) ggml_free(c);
+    for (ggml_context * c : { ctx_accs, ctx_state, ctx_compute }) if (c) ggml_free(c);
 }
 
 namespace hone {
@@ -87,6 +85,7 @@ static void build_graphs(hone_trainer & tr) {
     tr.ctx_accs = ggml_init({ ggml_tensor_overhead() * (n_pairs * 2 + 1), nullptr, true });
     tr.ctx_state = ggml_init({ ggml_tensor_overhead() * (n_pairs * 4 + 8), nullptr, true });
     std::vector<ggml_tensor *> accs(ggml_graph_n_nodes(tr.gf), nullptr);
+    std::vector<std::pair<ggml_tensor *, ggml_tensor *>> params_and_grads;
     bool frozen_used = false;
     for (int i = 0; i < ggml_graph_n_nodes(tr.gf); i++) {
         ggml_tensor * node = ggml_graph_node(tr.gf, i);
@@ -95,10 +94,7 @@ static void build_graphs(hone_trainer & tr) {
         } else if (node->flags & GGML_TENSOR_FLAG_PARAM) {
             accs[i] = ggml_new_tensor(tr.ctx_accs, GGML_TYPE_F32, GGML_MAX_DIMS, node->ne);
             ggml_format_name(accs[i], "grad_acc.%s", node->name);
-            ParamState ps;
-            ps.param = node;
-            ps.acc = accs[i];
-            tr.params.push_back(ps);
+            params_and_grads.emplace_back(node, accs[i]);
         } else if (node->flags & GGML_TENSOR_FLAG_LOSS) {
             accs[i] = ggml_new_tensor_1d(tr.ctx_state, GGML_TYPE_F32, 1);
             ggml_set_name(accs[i], "loss_seed_grad");
@@ -107,7 +103,7 @@ static void build_graphs(hone_trainer & tr) {
     HONE_CHECK_ARG(!tr.frozen_param || frozen_used, "tensor '%s' is not used by the training graph", tr.test_frozen_param.c_str());
     tr.gb = ggml_graph_dup(ctx, tr.gf, true);
     ggml_build_backward_expand(ctx, tr.gb, accs.data());
-    build_optimizer(tr);
+    tr.opt.build(tr.ctx_state, params_and_grads);
     tr.sources.save(tr.gb);
     for (int i = 0; i < ggml_graph_n_nodes(tr.gb); i++) {
         if (ggml_graph_node(tr.gb, i) == tr.loss) { tr.n_forward_nodes = i + 1; break; }
@@ -133,7 +129,7 @@ static void allocate_static(hone_trainer & tr) {
     ggml_backend_buffer_clear(tr.buf_state, 0);
     const float one = 1.0f;
     ggml_backend_tensor_set(ggml_get_tensor(tr.ctx_state, "loss_seed_grad"), &one, 0, sizeof(one));
-    alloc_optimizer(tr);
+    tr.opt.alloc(primary);
 }
 
 // The training graph's compute buffers: activations, gradients, attention scores, logits.
@@ -450,12 +446,12 @@ hone_status hone_trainer_train(hone_trainer * tr, const hone_sequence * seqs, in
                 if (ctl != HONE_TRAIN_CONTINUE) stopping = true;
                 if (ctl == HONE_TRAIN_PAUSE && mb + 1 < n_micro) stop("paused");
             }
-            const float norm = gradient_norm(*tr);
+            const float norm = tr->opt.gradient_norm();
             const float clip = clip_factor(norm, p.max_grad_norm);
             const float lr = segment_lr(p, step, seg0, n_steps);
             ggml_backend_sched_set_eval_callback(tr->sched, nullptr, nullptr);
-            if (step_loss_tokens > 0) optimizer_step(*tr, lr, clip);
-            else clear_gradients(*tr);
+            if (step_loss_tokens > 0) tr->opt.step(p, lr, clip);
+            ggml_backend_buffer_clear(tr->buf_accs, 0); // the next step's gradients start from zero
 
             const auto te = std::chrono::steady_clock::now();
             sample_memory(tr->memory, *tr);

@@ -6,6 +6,7 @@
 #include "memory_plan.h"
 #include "op_profile.h"
 #include "op_report.h"
+#include "optimizer.h"
 
 #include "ggml-alloc.h"
 #include "ggml-backend.h"
@@ -18,21 +19,12 @@
 
 namespace hone {
 
-// One trainable tensor and its optimizer state.
-struct ParamState {
-    ggml_tensor * param = nullptr; // the adapter's A or B
-    ggml_tensor * acc = nullptr;   // F32 gradient accumulator, zeroed after every optimizer step
-    ggml_tensor * m = nullptr;     // AdamW first moment
-    ggml_tensor * v = nullptr;     // AdamW second moment
-};
-
 // Where a run stands: everything besides tensors that a checkpoint must hold to continue
 // bit-for-bit (the data order and the schedule are functions of the seed and the step).
 struct RunPosition {
     int64_t step = 0;          // optimizer steps done
     int32_t micro = 0;         // micro-batches of step + 1 already accumulated (a mid-step pause)
     double loss_sum = 0.0;     // the loss those micro-batches contributed
-    int64_t opt_iter = 0;      // AdamW updates applied (steps without loss tokens apply none)
     int64_t tokens = 0;        // tokens processed
     double elapsed_s = 0.0;    // training time before this process
     int32_t segment = 0;       // schedule segment: 0 for a run trained once, +1 for every continuation
@@ -72,25 +64,18 @@ struct hone_trainer {
     ggml_tensor * frozen_param = nullptr;    // tests only: a base tensor marked trainable (flag cleared on free)
 
     ggml_context * ctx_compute = nullptr; // inputs, forward, backward
-    ggml_context * ctx_state = nullptr;   // AdamW moments, loss seed gradient, AdamW params, clip scale
+    ggml_context * ctx_state = nullptr;   // loss seed gradient; AdamW's moments, params and clip scale
     ggml_context * ctx_accs = nullptr;    // gradient accumulators (cleared every step)
-    ggml_context * ctx_opt = nullptr;     // optimizer step and gradient norm nodes
     ggml_backend_buffer_t buf_state = nullptr, buf_accs = nullptr;
     ggml_backend_sched_t sched = nullptr;
-    ggml_gallocr_t opt_alloc = nullptr, norm_alloc = nullptr;
 
     ggml_cgraph * gf = nullptr;     // forward only (evaluation)
     ggml_cgraph * gb = nullptr;     // forward + backward
-    ggml_cgraph * g_opt = nullptr;  // AdamW steps on clip_scale * accumulators
-    ggml_cgraph * g_norm = nullptr; // sum of squares of all accumulators
     const ggml_cgraph * sched_graph = nullptr; // the graph the scheduler is allocated for
     hone::ForwardInputs in;
     hone::LossInputs li;
     ggml_tensor * loss = nullptr;
-    ggml_tensor * adamw_params = nullptr;
-    ggml_tensor * clip_scale = nullptr;   // F32 [1]
-    ggml_tensor * grad_sumsq = nullptr;   // F32 [1]
-    std::vector<hone::ParamState> params;
+    hone::AdamW opt;                      // the adapter's tensors, their accumulators and AdamW's state
 
     hone::GraphSources sources;                  // gb's node sources as built (gf's nodes are among them)
     int n_forward_nodes = 0;                     // gb's first nodes, up to the loss, are the forward pass

@@ -502,7 +502,6 @@ void checkpoint_cases(const fs::path & root) {
     pos.step = 17;
     pos.micro = 1;
     pos.loss_sum = 1.25;
-    pos.opt_iter = 15;
     pos.tokens = 4096;
     pos.elapsed_s = 12.5;
     pos.segment = 2;
@@ -514,14 +513,15 @@ void checkpoint_cases(const fs::path & root) {
     d.n_eval = 3;
     d.train_fp = 0xFEDCBA9876543210ULL; // the high bit set: hex, not a JSON number that loses it
     d.eval_fp = 0x0123456789ABCDEFULL;
-    const json state = encode_state(p, pos, d, json{ { "size", 1 } }, json{ { "rank", 8 } }, json{ { "name", "run" } });
+    const json state = encode_state(p, pos, 15, d, json{ { "size", 1 } }, json{ { "rank", 8 } }, json{ { "name", "run" } });
 
     run_case("checkpoint: state.json round-trips the run position and the data identity", [&] {
         write_file(root / "a" / "state.json", state.dump(2) + "\n");
         const json s = read_state((root / "a").string());
         const RunPosition q = decode_position(s);
-        CHECK(q.step == 17 && q.micro == 1 && q.loss_sum == 1.25 && q.opt_iter == 15 && q.tokens == 4096 && q.elapsed_s == 12.5,
-              "position %lld %d %g %lld %lld %g", (long long) q.step, q.micro, q.loss_sum, (long long) q.opt_iter, (long long) q.tokens, q.elapsed_s);
+        CHECK(q.step == 17 && q.micro == 1 && q.loss_sum == 1.25 && q.tokens == 4096 && q.elapsed_s == 12.5,
+              "position %lld %d %g %lld %g", (long long) q.step, q.micro, q.loss_sum, (long long) q.tokens, q.elapsed_s);
+        CHECK(decode_updates(s) == 15, "AdamW updates %lld", (long long) decode_updates(s));
         CHECK(q.segment == 2 && q.segment_start == 10, "segment %d from %lld", q.segment, (long long) q.segment_start);
         const DataIdentity e = decode_data(s);
         CHECK(e.known && e.n_steps == 30 && e.n_train == 9 && e.n_eval == 3, "data %lld %d %d", (long long) e.n_steps, e.n_train, e.n_eval);
@@ -538,7 +538,7 @@ void checkpoint_cases(const fs::path & root) {
         CHECK(state.at("schedule").at("type") == "linear" && state.at("train_params").at("lr_schedule") == "linear", "schedule name");
         RunPosition done = pos;
         done.step = 30;
-        CHECK(encode_state(p, done, d, json{}, json{}, json{}).at("schedule").at("next_lr") == 0.0f, "a finished run has a next lr");
+        CHECK(encode_state(p, done, 15, d, json{}, json{}, json{}).at("schedule").at("next_lr") == 0.0f, "a finished run has a next lr");
     });
     run_case("checkpoint: a truncated, foreign or newer state.json is refused", [&] {
         const std::string text = state.dump(2);
