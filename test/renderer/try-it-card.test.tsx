@@ -58,7 +58,7 @@ describe('TryItCard', () => {
     await settle();
     expect(screen.getByTestId('try-adapter').textContent).toBe('Once upon a time, a purple zebra');
     expect(screen.getByText(/9 tokens · the model ended its reply/)).toBeTruthy();
-    expect(screen.getByText('5 tokens · the most asked for')).toBeTruthy();
+    expect(screen.getByText('5 tokens · the token limit')).toBeTruthy();
     expect(screen.getByTestId('try-send').hasAttribute('disabled')).toBe(false);
     expect(screen.getByTestId('try-stop').hasAttribute('disabled')).toBe(true);
   });

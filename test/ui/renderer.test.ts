@@ -247,6 +247,19 @@ test('a person trains a LoRA in the browser: model, dataset, plan, run, ops, his
   assert.equal(JSON.parse(readFileSync(peftConfig, 'utf8')).peft_type, 'LORA');
   await page.screenshot({ path: join(SHOTS, 'runs-export-light.png'), fullPage: true });
 
+  // ---- try it: one prompt through the base and through the base with this adapter, side by side --
+  await page.getByTestId('try-prompt').fill('Tell me a limerick about neon');
+  await page.getByTestId('try-send').click();
+  // the base answers first, then the adapter streams; Stop ends it mid-reply
+  await page.waitForFunction(() => (document.querySelector('[data-testid=try-adapter]')?.textContent?.trim().length ?? 0) > 20, undefined, { timeout: 180_000 });
+  await page.getByTestId('try-stop').click();
+  await page.waitForFunction(() => (document.querySelector('[data-testid=try-stop]') as HTMLButtonElement | null)?.disabled === true, undefined, { timeout: 60_000 });
+  const baseReply = (await page.getByTestId('try-base').innerText()).trim();
+  const tunedReply = (await page.getByTestId('try-adapter').innerText()).trim();
+  assert.ok(baseReply.length > 0 && tunedReply.length > 0, `both replied (base ${JSON.stringify(baseReply)}, adapter ${JSON.stringify(tunedReply)})`);
+  await page.getByTestId('try-prompt').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(SHOTS, 'runs-try-light.png') });
+
   // ---- continue the finished run for 4 more steps: a new segment on its adapter and optimizer ---
   await page.getByLabel('Train further (steps)').fill('4');
   await page.getByRole('button', { name: 'Continue' }).click();

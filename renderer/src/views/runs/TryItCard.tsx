@@ -24,7 +24,7 @@ type State =
 
 const STOPS: Record<ChatReply['stop'], string> = {
   eos: 'the model ended its reply',
-  max_tokens: 'the most asked for',
+  max_tokens: 'the token limit',
   context: 'the context is full',
   stopped: 'stopped',
 };
