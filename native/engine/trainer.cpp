@@ -244,6 +244,111 @@ static void test_fake_gpu_oom(int64_t step) {
     GGML_ABORT("CUDA error");
 }
 
+// The pieces of one training step, so hone_trainer_train's loop reads as the step itself.
+
+// The wall clock of one hone_trainer_train call, counted on from the time of earlier calls.
+struct RunClock {
+    std::chrono::steady_clock::time_point t0;
+    double elapsed0;
+    double elapsed() const { return elapsed0 + std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
+};
+
+// One step's sequences, their loss tokens and the scale that makes the micro-batches' summed
+// loss the mean over those tokens.
+struct StepBatch {
+    std::vector<const PreparedSeq *> seqs;
+    int64_t loss_tokens = 0;
+    float scale = 0.0f;
+    std::vector<const PreparedSeq *> micro(int mb, int B) const { return { seqs.begin() + mb * B, seqs.begin() + (mb + 1) * B }; }
+};
+
+static StepBatch take_batch(const hone_trainer & tr, const std::vector<PreparedSeq> & data, DataOrder & order, int64_t seg_step) {
+    const int n = tr.p.n_batch;
+    StepBatch b;
+    b.seqs.resize(n);
+    for (int i = 0; i < n; i++) {
+        b.seqs[i] = &data[order.at(seg_step * n + i)];
+        b.loss_tokens += b.seqs[i]->n_loss;
+    }
+    b.scale = loss_scale(tr.T, tr.B, b.loss_tokens);
+    return b;
+}
+
+// When a step starts: its clock, the micro-batch it starts from (a resumed step may be part
+// done) and, on profiled steps, the op profile's hook on every graph node.
+struct StepStart {
+    std::chrono::steady_clock::time_point ts;
+    int first_micro;
+};
+
+static StepStart begin_step(hone_trainer & tr, int64_t step) {
+    const StepStart s{ std::chrono::steady_clock::now(), tr.pos.micro };
+    const bool profiled = tr.profile && OpProfile::profiles(step);
+    ggml_backend_sched_set_eval_callback(tr.sched, profiled ? OpProfile::on_node : nullptr, tr.profile.get());
+    return s;
+}
+
+// Forward and backward over micro-batch mb: its loss and gradients add to the step's.
+static void forward_backward(hone_trainer & tr, const std::vector<const PreparedSeq *> & seqs, float scale, int64_t step, int mb) {
+    upload_micro_batch(tr, seqs, scale);
+    tr.pos.loss_sum += compute_loss(tr, tr.gb, "training", step + 1);
+    tr.pos.tokens += (int64_t) tr.T * tr.B;
+    tr.pos.micro = mb + 1;
+    sample_memory(tr.memory, tr);
+}
+
+struct StepUpdate {
+    float grad_norm, clip_scale, lr;
+};
+
+// The optimizer step over the accumulated gradients (none when the step had no loss token),
+// then the accumulators cleared for the next step.
+static StepUpdate optimizer_step(hone_trainer & tr, int64_t step, int64_t seg0, int64_t n_steps, int64_t loss_tokens) {
+    const hone_train_params & p = tr.p;
+    StepUpdate u;
+    u.grad_norm = tr.opt.gradient_norm();
+    u.clip_scale = clip_factor(u.grad_norm, p.max_grad_norm);
+    u.lr = segment_lr(p, step, seg0, n_steps);
+    ggml_backend_sched_set_eval_callback(tr.sched, nullptr, nullptr); // the op profile sees only the training graph
+    if (loss_tokens > 0) tr.opt.step(p, u.lr, u.clip_scale);
+    ggml_backend_buffer_clear(tr.buf_accs, 0);
+    return u;
+}
+
+// After the optimizer step: the memory sample, the op profile's step time, the step event, the
+// position moved to the next step and the adapter's record of it.
+static hone_step_event end_step(hone_trainer & tr, const StepStart & s, const StepBatch & batch, const StepUpdate & u, int64_t step,
+                                int64_t n_steps, int n_micro, const RunClock & clock) {
+    const auto te = std::chrono::steady_clock::now();
+    const double seconds = std::chrono::duration<double>(te - s.ts).count();
+    sample_memory(tr.memory, tr);
+    if (tr.profile && s.first_micro == 0) tr.profile->record_step(step, !tr.stepped, seconds);
+    tr.stepped = true;
+    hone_step_event ev;
+    ev.step = (int32_t) step + 1;
+    ev.n_steps = (int32_t) n_steps;
+    ev.loss = (float) tr.pos.loss_sum;
+    ev.lr = u.lr;
+    ev.grad_norm = u.grad_norm;
+    ev.clip_scale = u.clip_scale;
+    ev.tokens = tr.pos.tokens;
+    ev.loss_tokens = batch.loss_tokens;
+    ev.tokens_per_s = (double) (n_micro - s.first_micro) * tr.B * tr.T / seconds;
+    ev.elapsed_s = clock.elapsed();
+    tr.pos.step = step + 1;
+    tr.pos.micro = 0;
+    tr.pos.loss_sum = 0.0;
+    TrainingRecord & rec = tr.adapter->record;
+    rec.steps = tr.pos.step;
+    rec.has_train_loss = true;
+    rec.train_loss = ev.loss;
+    return ev;
+}
+
+// Evaluation after every eval_every steps and after the last; checkpoints after every
+// checkpoint_every steps and after the last (so a finished run can be continued).
+static bool every(int32_t n, int64_t step, bool last) { return (n > 0 && step % n == 0) || last; }
+
 extern "C" {
 
 hone_train_params hone_train_default_params(void) {
@@ -391,15 +496,13 @@ hone_status hone_trainer_train(hone_trainer * tr, const hone_sequence * seqs, in
         rec.eval_fp = here.eval_fp;
 
         DataOrder order(n_seqs, p.seed);
-        const auto t0 = std::chrono::steady_clock::now();
-        const double elapsed0 = tr->pos.elapsed_s;
-        auto elapsed = [&] { return elapsed0 + std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+        const RunClock clock{ std::chrono::steady_clock::now(), tr->pos.elapsed_s };
         // A checkpoint that cannot be written loses nothing: the state stays in memory, the
         // caller is told, and training goes on (the next checkpoint tries again).
         std::string checkpoint_error;
         auto checkpoint = [&] {
             if (tr->checkpoint_dir.empty()) return;
-            tr->pos.elapsed_s = elapsed();
+            tr->pos.elapsed_s = clock.elapsed();
             try {
                 const std::string path = save_checkpoint(*tr, tr->checkpoint_dir);
                 prune_checkpoints(tr->checkpoint_dir, p.keep_checkpoints);
@@ -419,73 +522,32 @@ hone_status hone_trainer_train(hone_trainer * tr, const hone_sequence * seqs, in
                  tr->pos.micro ? strfmt(" and %d of %d micro-batches of the next", tr->pos.micro, n_micro).c_str() : "",
                  checkpoint_error.empty() ? "" : strfmt("; no checkpoint could be written (%s): the state is kept in memory", checkpoint_error.c_str()).c_str());
         };
+        auto poll = [&] { return cb.poll ? cb.poll(cb.user_data) : HONE_TRAIN_CONTINUE; };
 
         bool stopping = false;
         while (tr->pos.step < n_steps) {
             const int64_t step = tr->pos.step;
-            const auto ts = std::chrono::steady_clock::now();
-            std::vector<const PreparedSeq *> batch(p.n_batch);
-            int64_t step_loss_tokens = 0;
-            for (int i = 0; i < p.n_batch; i++) {
-                batch[i] = &data[order.at((step - seg0) * p.n_batch + i)];
-                step_loss_tokens += batch[i]->n_loss;
-            }
-            // Each micro-batch's loss is scaled so their sum is the mean over the step's loss tokens.
-            const float scale = loss_scale(tr->T, tr->B, step_loss_tokens);
-            const int first_micro = tr->pos.micro;
-            const bool profiled = tr->profile && OpProfile::profiles(step);
-            ggml_backend_sched_set_eval_callback(tr->sched, profiled ? OpProfile::on_node : nullptr, tr->profile.get());
-            for (int mb = first_micro; mb < n_micro; mb++) {
-                std::vector<const PreparedSeq *> seqs_mb(batch.begin() + mb * tr->B, batch.begin() + (mb + 1) * tr->B);
-                upload_micro_batch(*tr, seqs_mb, scale);
-                tr->pos.loss_sum += compute_loss(*tr, tr->gb, "training", step + 1);
-                tr->pos.tokens += (int64_t) tr->T * tr->B;
-                tr->pos.micro = mb + 1;
-                sample_memory(tr->memory, *tr);
-                const int32_t ctl = cb.poll ? cb.poll(cb.user_data) : HONE_TRAIN_CONTINUE;
+            const StepBatch batch = take_batch(*tr, data, order, step - seg0);
+            const StepStart start = begin_step(*tr, step);
+            for (int mb = start.first_micro; mb < n_micro; mb++) {
+                forward_backward(*tr, batch.micro(mb, tr->B), batch.scale, step, mb);
+                const int32_t ctl = poll();
                 if (ctl != HONE_TRAIN_CONTINUE) stopping = true;
                 if (ctl == HONE_TRAIN_PAUSE && mb + 1 < n_micro) stop("paused");
             }
-            const float norm = tr->opt.gradient_norm();
-            const float clip = clip_factor(norm, p.max_grad_norm);
-            const float lr = segment_lr(p, step, seg0, n_steps);
-            ggml_backend_sched_set_eval_callback(tr->sched, nullptr, nullptr);
-            if (step_loss_tokens > 0) tr->opt.step(p, lr, clip);
-            ggml_backend_buffer_clear(tr->buf_accs, 0); // the next step's gradients start from zero
-
-            const auto te = std::chrono::steady_clock::now();
-            sample_memory(tr->memory, *tr);
-            if (tr->profile && first_micro == 0) tr->profile->record_step(step, !tr->stepped, std::chrono::duration<double>(te - ts).count());
-            tr->stepped = true;
-            hone_step_event ev;
-            ev.step = (int32_t) step + 1;
-            ev.n_steps = (int32_t) n_steps;
-            ev.loss = (float) tr->pos.loss_sum;
-            ev.lr = lr;
-            ev.grad_norm = norm;
-            ev.clip_scale = clip;
-            ev.tokens = tr->pos.tokens;
-            ev.loss_tokens = step_loss_tokens;
-            ev.tokens_per_s = (double) (n_micro - first_micro) * tr->B * tr->T / std::chrono::duration<double>(te - ts).count();
-            ev.elapsed_s = elapsed();
-            tr->pos.step = step + 1;
-            tr->pos.micro = 0;
-            tr->pos.loss_sum = 0.0;
-            rec.steps = tr->pos.step;
-            rec.has_train_loss = true;
-            rec.train_loss = ev.loss;
+            const StepUpdate update = optimizer_step(*tr, step, seg0, n_steps, batch.loss_tokens);
+            hone_step_event ev = end_step(*tr, start, batch, update, step, n_steps, n_micro, clock);
             if (cb.on_step && !cb.on_step(&ev, cb.user_data)) stopping = true;
 
             const bool last = tr->pos.step == n_steps;
-            if (!eval.empty() && ((p.eval_every > 0 && tr->pos.step % p.eval_every == 0) || last)) {
+            if (!eval.empty() && every(p.eval_every, tr->pos.step, last)) {
                 hone_eval_event e = evaluate(*tr, eval);
                 rec.has_eval_loss = true;
                 rec.eval_loss = e.eval_loss;
                 if (cb.on_eval) cb.on_eval(&e, cb.user_data);
             }
             if (stopping && !last) stop("stopped");
-            // the last step always leaves a checkpoint, so a finished run can be continued
-            if ((p.checkpoint_every > 0 && tr->pos.step % p.checkpoint_every == 0) || last) checkpoint();
+            if (every(p.checkpoint_every, tr->pos.step, last)) checkpoint();
             test_fake_gpu_oom(tr->pos.step + 1);
         }
     });
