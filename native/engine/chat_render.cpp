@@ -141,14 +141,11 @@ const common_chat_template & pick(const hone_renderer & r, const Conversation & 
     return c.tools.is_array() && r.tmpl_tools ? *r.tmpl_tools : *r.tmpl;
 }
 
-std::string apply(const hone_renderer & r, const Conversation & c, const json & msgs, bool add_generation_prompt) {
-    const common_chat_template & t = pick(r, c);
-    autoparser::generation_params gp;
-    gp.messages = adapt_to_template(msgs, t.original_caps());
-    if (c.tools.is_array()) gp.tools = c.tools;
-    gp.add_generation_prompt = add_generation_prompt;
+// Renders through the template as training does: the template's own bos_token text stays
+// (tokenize_with_spans adds a BOS only when missing), no EOS, thinking on.
+static std::string render_with(const common_chat_template & t, autoparser::generation_params & gp) {
     gp.enable_thinking = true;
-    gp.add_bos = false; // the template's own bos_token text stays; tokenize_with_spans adds one only when missing
+    gp.add_bos = false;
     gp.add_eos = false;
     try {
         return common_chat_template_direct_apply(t, gp);
@@ -157,6 +154,15 @@ std::string apply(const hone_renderer & r, const Conversation & c, const json & 
     } catch (const std::exception & e) {
         fail(HONE_E_INVALID_ARG, "the chat template cannot render this conversation: %s", e.what());
     }
+}
+
+std::string apply(const hone_renderer & r, const Conversation & c, const json & msgs, bool add_generation_prompt) {
+    const common_chat_template & t = pick(r, c);
+    autoparser::generation_params gp;
+    gp.messages = adapt_to_template(msgs, t.original_caps());
+    if (c.tools.is_array()) gp.tools = c.tools;
+    gp.add_generation_prompt = add_generation_prompt;
+    return render_with(t, gp);
 }
 
 // Unique marker strings put at the end of each message's content (before trailing
@@ -408,16 +414,7 @@ std::string render_generation_prompt(const common_chat_template & t, const std::
     autoparser::generation_params gp;
     gp.messages = adapt_to_template(json::parse(messages_json), t.original_caps());
     gp.add_generation_prompt = true;
-    gp.enable_thinking = true;
-    gp.add_bos = false; // as training renders: the template's own bos_token text stays
-    gp.add_eos = false;
-    try {
-        return common_chat_template_direct_apply(t, gp);
-    } catch (const HoneError &) {
-        throw;
-    } catch (const std::exception & e) {
-        fail(HONE_E_INVALID_ARG, "the chat template cannot render this conversation: %s", e.what());
-    }
+    return render_with(t, gp);
 }
 
 } // namespace hone
