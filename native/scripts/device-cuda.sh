@@ -27,12 +27,8 @@ log() { echo "[$(date -u +%H:%M:%S)] $*" | tee -a "$out/summary.txt"; }
 log "card: $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader)"
 log "stages: $stages"
 
-stamp=$(cat "$native"/patches/*.patch | sha256sum | cut -c1-12)
-if [ "$(cat "$src/.hone-stamp" 2>/dev/null)" != "$stamp" ]; then
-  rm -rf "$src" && git clone -q "$dev/gitRelease.bundle" "$src" || exit 1
-  for p in "$native"/patches/*.patch; do git -C "$src" apply "$p" || { log "patch $p failed"; exit 1; }; done
-  echo "$stamp" > "$src/.hone-stamp"
-fi
+. "$root/native/scripts/device-source.sh"
+prepare_source "$src" "$native/patches" "$dev/gitRelease.bundle" || { log "preparing the llama.cpp source failed"; exit 1; }
 t0=$(date +%s)
 mkdir -p "$work"
 cmake -S "$native" -B "$build" -G Ninja -DHONE_LLAMA_DIR="$src" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF \

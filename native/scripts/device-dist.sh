@@ -26,19 +26,15 @@ pkg=${DIST_PKG:-/tmp/hone-dist-pkg}
 jobs=${DIST_JOBS:-$(nproc)}
 stages=${*:-source build check}
 log() { echo "[$(date -u +%H:%M:%S)] $*" | tee -a "$out/dist-summary.txt"; }
+. "$root/native/scripts/device-source.sh"
 verdict() { # verdict NAME EXIT-STATUS DETAIL
   if [ "$2" = 0 ]; then log "PASS $1: $3"; else log "FAIL $1: $3"; fi
 }
 
 source_tree() {
-  local stamp
-  stamp=$(cat "$root"/native/patches/*.patch | sha256sum | cut -c1-12)
-  if [ "$(cat "$src/.hone-stamp" 2>/dev/null)" != "$stamp" ]; then
-    rm -rf "$src" && mkdir -p "$work" && git clone -q "$dev/gitRelease.bundle" "$src" || return 1
-    for p in "$root"/native/patches/*.patch; do git -C "$src" apply "$p" || { log "patch $p failed"; return 1; }; done
-    echo "$stamp" > "$src/.hone-stamp"
-  fi
-  log "source: $(git -C "$src" describe --tags --always 2>/dev/null) + $(ls "$root"/native/patches/*.patch | wc -l) patches (stamp $stamp)"
+  prepare_source "$src" "$root/native/patches" "$dev/gitRelease.bundle" | tee -a "$out/dist-summary.txt"
+  [ "${PIPESTATUS[0]}" = 0 ] || return 1
+  log "source: $(git -C "$src" describe --tags --always 2>/dev/null) + $(ls "$root"/native/patches/*.patch | wc -l) patches (stamp $(cat "$src/.hone-stamp"))"
 }
 
 do_build() {

@@ -19,18 +19,13 @@ dev=$root/.device
 work=$dev/peft-check
 out=${OUT:-/tmp/hone-device-out}
 stage=${1:-}
+. "$root/native/scripts/device-source.sh"
 log() { echo "[$(date -u +%H:%M:%S)] $*" | tee -a "$out/peft-summary.txt"; }
 
 # The patched llama.cpp source (its converter too) and a CPU hone-train; the logs stay out of $OUT.
 build_cpu() {
   local build=$root/native/build/device/build-cpu
-  local stamp
-  stamp=$(cat "$root"/native/patches/*.patch | sha256sum | cut -c1-12)
-  if [ "$(cat "$src/.hone-stamp" 2>/dev/null)" != "$stamp" ]; then
-    rm -rf "$src" && git clone -q "$dev/gitRelease.bundle" "$src" || return 1
-    for p in "$root"/native/patches/*.patch; do git -C "$src" apply "$p" || { echo "patch $p failed"; return 1; }; done
-    echo "$stamp" > "$src/.hone-stamp"
-  fi
+  prepare_source "$src" "$root/native/patches" "$dev/gitRelease.bundle" || return 1
   cmake -S "$root/native" -B "$build" -G Ninja -DHONE_LLAMA_DIR="$src" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF \
     -DGGML_NATIVE=ON -DGGML_CUDA=OFF -DGGML_OPENMP=OFF -DLLAMA_OPENSSL=OFF > /tmp/hone-peft-cmake.log 2>&1 || { tail -20 /tmp/hone-peft-cmake.log; return 1; }
   cmake --build "$build" -j "$(nproc)" --target hone-train > /tmp/hone-peft-build.log 2>&1 || { grep -E "error|FAILED" /tmp/hone-peft-build.log | head -20; return 1; }
