@@ -1,9 +1,12 @@
 // `hone-train make-model`: a synthetic model of a real shape (random weights, a real
-// tokenizer copied from a vocab GGUF), written as F32/F16 or quantized block by block in
-// parallel, streamed to disk so a multi-GB model never sits in memory whole.
+// tokenizer copied from a vocab GGUF) in the layout of a trainable architecture's description
+// (norms, Q/K norms, biases, fused projections), written as F32/F16 or quantized block by
+// block in parallel, streamed to disk so a multi-GB model never sits in memory whole.
 #include "args.h"
 #include "commands.h"
 #include "json.h"
+
+#include "arch/arch.h"
 
 #include "ggml.h"
 #include "gguf.h"
@@ -20,7 +23,7 @@ namespace {
 
 struct Spec {
     std::string arch;
-    std::string written_arch; // --as-arch: a few architectures name or add tensors differently
+    const hone::arch::Desc * desc; // the layout written: the architecture's description
     int n_embd, n_layer, n_head, n_kv, n_ff, head_dim, n_vocab, ctx;
     bool tied;
     bool ffn_biases; // --ffn-biases: gate/up/down biases, optional tensors llama's loader reads
@@ -66,41 +69,48 @@ std::vector<TensorPlan> plan(const Spec & s) {
     auto v = [&](const std::string & name, int64_t ne0, float std) { t.push_back({ name, ne0, 1, GGML_TYPE_F32, std }); };
     w("token_embd.weight", "token_embd", 0, s.n_embd, s.n_vocab);
     v("output_norm.weight", s.n_embd, 0.0f);
-    if (!s.tied) w("output.weight", "output", 0, s.n_embd, s.n_vocab);
-    // OLMo 2 and EXAONE 4: norms after attention and after the FFN instead of before; OLMo 2's
-    // Q/K norms span the whole projections, EXAONE 4's one head.
-    const bool post = s.arch == "olmo2" || s.arch == "exaone4", whole = s.arch == "olmo2";
+    if (!s.tied && !s.desc->always_tied) w("output.weight", "output", 0, s.n_embd, s.n_vocab);
+    using namespace hone::arch;
+    const Desc & d = *s.desc;
+    const bool pre = d.norms != Norms::POST, post = d.norms == Norms::POST || d.norms == Norms::SANDWICH;
+    const bool whole = d.qk_norm == QkNorm::WHOLE;
     for (int il = 0; il < s.n_layer; il++) {
-        auto n = [&](const char * x) { return "blk." + std::to_string(il) + "." + x; };
-        if (!post) v(n("attn_norm.weight"), s.n_embd, 0.0f);
-        w(n("attn_q.weight"), "attn_q", il, s.n_embd, q);
-        w(n("attn_k.weight"), "attn_k", il, s.n_embd, kv);
-        w(n("attn_v.weight"), "attn_v", il, s.n_embd, kv);
+        auto n = [&](const std::string & x) { return "blk." + std::to_string(il) + "." + x; };
+        if (pre) v(n("attn_norm.weight"), s.n_embd, 0.0f);
+        if (d.tensors.fused_qkv) {
+            w(n("attn_qkv.weight"), "attn_qkv", il, s.n_embd, q + 2 * kv);
+            if (d.tensors.qkv_bias) v(n("attn_qkv.bias"), q + 2 * kv, sd);
+        } else {
+            w(n("attn_q.weight"), "attn_q", il, s.n_embd, q);
+            w(n("attn_k.weight"), "attn_k", il, s.n_embd, kv);
+            w(n("attn_v.weight"), "attn_v", il, s.n_embd, kv);
+            if (d.tensors.qkv_bias) {
+                v(n("attn_q.bias"), q, sd);
+                v(n("attn_k.bias"), kv, sd);
+                v(n("attn_v.bias"), kv, sd);
+            }
+        }
         w(n("attn_output.weight"), "attn_output", il, q, s.n_embd);
-        if (s.written_arch == "pangu-embedded") v(n("attn_output.bias"), s.n_embd, sd); // required there
-        if (s.arch == "qwen2") {
-            v(n("attn_q.bias"), q, sd);
-            v(n("attn_k.bias"), kv, sd);
-            v(n("attn_v.bias"), kv, sd);
-        }
-        if (s.arch == "qwen3") {
-            v(n("attn_q_norm.weight"), s.head_dim, 0.0f);
-            v(n("attn_k_norm.weight"), s.head_dim, 0.0f);
-        }
-        if (post) {
+        if (d.tensors.out_bias) v(n("attn_output.bias"), s.n_embd, sd);
+        if (d.qk_norm != QkNorm::IF_PRESENT) {
             v(n("attn_q_norm.weight"), whole ? q : s.head_dim, 0.0f);
             v(n("attn_k_norm.weight"), whole ? kv : s.head_dim, 0.0f);
-            v(n("post_attention_norm.weight"), s.n_embd, 0.0f);
-            v(n("post_ffw_norm.weight"), s.n_embd, 0.0f);
-        } else {
-            v(n(s.written_arch == "seed_oss" ? "post_attention_norm.weight" : "ffn_norm.weight"), s.n_embd, 0.0f);
         }
-        if (s.written_arch != "arcee") w(n("ffn_gate.weight"), "ffn_gate", il, s.n_embd, s.n_ff); // Arcee: relu^2, no gate
-        w(n("ffn_up.weight"), "ffn_up", il, s.n_embd, s.n_ff);
+        if (post) {
+            v(n("post_attention_norm" + d.tensors.post_norm_suffix), s.n_embd, 0.0f);
+            v(n("post_ffw_norm" + d.tensors.post_norm_suffix), s.n_embd, 0.0f);
+        }
+        if (pre && d.norms != Norms::PARALLEL) v(n(d.tensors.ffn_norm), s.n_embd, 0.0f);
+        if (d.tensors.fused_gate_up) {
+            w(n("ffn_up.weight"), "ffn_up", il, s.n_embd, 2 * s.n_ff); // gate and up in one
+        } else {
+            if (d.ffn != Ffn::RELU2) w(n("ffn_gate.weight"), "ffn_gate", il, s.n_embd, s.n_ff); // Arcee: relu^2, no gate
+            w(n("ffn_up.weight"), "ffn_up", il, s.n_embd, s.n_ff);
+        }
         w(n("ffn_down.weight"), "ffn_down", il, s.n_ff, s.n_embd);
         if (s.ffn_biases) {
-            v(n("ffn_gate.bias"), s.n_ff, sd);
-            v(n("ffn_up.bias"), s.n_ff, sd);
+            if (!d.tensors.fused_gate_up) v(n("ffn_gate.bias"), s.n_ff, sd);
+            v(n("ffn_up.bias"), d.tensors.fused_gate_up ? 2 * s.n_ff : s.n_ff, sd);
             v(n("ffn_down.bias"), s.n_embd, sd);
         }
     }
@@ -134,6 +144,22 @@ void fill_tensor(const TensorPlan & tp, uint64_t seed, int threads, std::vector<
     for (auto & th : pool) th.join();
 }
 
+bool needs_key(const hone::arch::Desc & d, const std::string & key) {
+    for (const hone::arch::RequiredKey & k : d.required_keys) if (k.name == key) return true;
+    return false;
+}
+
+// Why make-model cannot write an architecture's layout ("" when it can): tensors or keys of
+// its own that a synthetic model of llama's shape does not have.
+std::string cannot_write(const hone::arch::Desc & d) {
+    if (d.embeddings_skip || d.norms == hone::arch::Norms::WEIGHTLESS) return "weightless norms and embedding skips";
+    if (d.tensors.sinks_required || d.window.layout == hone::arch::Windows::PATTERN) return "attention sinks and per-layer window patterns";
+    for (const hone::arch::RequiredKey & k : d.required_keys) {
+        if (k.name != "rope.dimension_sections" && !(k.name == "logit_scale" && d.scales == hone::arch::Scales::GRANITE)) return "the key " + k.name;
+    }
+    return "";
+}
+
 int file_type(const std::string & t) {
     if (t == "f32") return 0;
     if (t == "f16") return 1;
@@ -145,15 +171,19 @@ int file_type(const std::string & t) {
 
 int cmd_make_model(int argc, char ** argv) {
     Args a(argc, argv, 2, { "arch", "embd", "layers", "heads", "kv-heads", "ff", "head-dim", "vocab-from", "type", "out", "ctx", "seed", "threads",
-             "chat-template-file", "as-arch", "kv" },
+             "chat-template-file", "kv" },
            { "tied", "json", "ffn-biases" });
     const bool json = a.flag("json");
     Spec s;
     s.arch = a.str("arch", "llama");
-    s.written_arch = a.str("as-arch", s.arch);
-    if (s.arch != "llama" && s.arch != "qwen2" && s.arch != "qwen3" && s.arch != "olmo2" && s.arch != "exaone4") {
-        throw UsageError("--arch must be llama, qwen2, qwen3, olmo2 or exaone4");
+    s.desc = hone::arch::find(s.arch);
+    if (!s.desc) {
+        std::string names;
+        for (const hone::arch::Desc & d : hone::arch::all()) names += (names.empty() ? "" : ", ") + d.name;
+        throw UsageError("--arch must be a trainable architecture (" + names + "), not '" + s.arch + "'");
     }
+    const std::string unwritable = cannot_write(*s.desc);
+    if (!unwritable.empty()) throw UsageError("make-model cannot write " + s.arch + " (" + unwritable + "): make one with probe-arch");
     s.n_embd = (int) a.integer("embd", 256);
     s.n_layer = (int) a.integer("layers", 2);
     s.n_head = (int) a.integer("heads", 4);
@@ -170,6 +200,7 @@ int cmd_make_model(int argc, char ** argv) {
     if (s.n_embd <= 0 || s.n_layer <= 0 || s.n_head <= 0 || s.n_kv <= 0 || s.n_ff <= 0 || s.head_dim <= 0 || s.n_head % s.n_kv) {
         throw UsageError("shape must be positive and heads a multiple of kv-heads");
     }
+    if (s.desc->qkv_thirds && s.n_kv != s.n_head) throw UsageError(s.arch + " splits its fused Q/K/V in thirds: --kv-heads must equal --heads");
     if (s.head_dim % 2) throw UsageError("--head-dim must be even (RoPE rotates pairs)");
     const std::string vocab_path = a.required("vocab-from"), out = a.required("out");
 
@@ -196,11 +227,8 @@ int cmd_make_model(int argc, char ** argv) {
         fclose(tf);
         gguf_set_val_str(g, "tokenizer.chat_template", tmpl.c_str());
     }
-    // --as-arch: the same tensors under another architecture's name (e.g. gemma shares
-    // llama's tensor names), so the architecture scan can run that architecture's graph.
-    const std::string written_arch = s.written_arch;
-    const std::string A = written_arch + ".";
-    gguf_set_val_str(g, "general.architecture", written_arch.c_str());
+    const std::string A = s.arch + ".";
+    gguf_set_val_str(g, "general.architecture", s.arch.c_str());
     gguf_set_val_str(g, "general.name", ("hone-synthetic-" + s.arch + "-" + std::to_string(s.n_embd) + "x" + std::to_string(s.n_layer)).c_str());
     gguf_set_val_u32(g, "general.file_type", file_type(s.type));
     gguf_set_val_u32(g, (A + "block_count").c_str(), s.n_layer);
@@ -212,7 +240,7 @@ int cmd_make_model(int argc, char ** argv) {
     gguf_set_val_u32(g, (A + "attention.key_length").c_str(), s.head_dim);
     gguf_set_val_u32(g, (A + "attention.value_length").c_str(), s.head_dim);
     gguf_set_val_u32(g, (A + "rope.dimension_count").c_str(), s.head_dim);
-    if (written_arch == "qwen2vl" || written_arch == "qwen3vl") {
+    if (needs_key(*s.desc, "rope.dimension_sections")) {
         // M-RoPE sections in Qwen2-VL's proportions (head_dim 128: 16, 24, 24, 0)
         const int half = s.head_dim / 2, s1 = half * 3 / 8;
         const int32_t sections[4] = { half - 2 * s1, s1, s1, 0 };
@@ -227,9 +255,9 @@ int cmd_make_model(int argc, char ** argv) {
         }
         gguf_set_val_u32(g, (A + kv.name).c_str(), (uint32_t) std::stoul(kv.value));
     }
-    gguf_set_val_f32(g, (A + "rope.freq_base").c_str(), s.arch == "llama" ? 10000.0f : 1000000.0f);
-    gguf_set_val_f32(g, (A + "attention.layer_norm_rms_epsilon").c_str(), s.arch == "llama" ? 1e-5f : 1e-6f);
-    if (written_arch == "granite") {
+    gguf_set_val_f32(g, (A + "rope.freq_base").c_str(), s.desc->typical_rope_base);
+    gguf_set_val_f32(g, (A + "attention.layer_norm_rms_epsilon").c_str(), s.desc->typical_norm_eps);
+    if (s.desc->scales == hone::arch::Scales::GRANITE) {
         // Granite stores its scales (llama.cpp requires logit_scale): values of the real models' order.
         gguf_set_val_f32(g, (A + "logit_scale").c_str(), 8.0f);
         gguf_set_val_f32(g, (A + "residual_scale").c_str(), 0.22f);

@@ -151,6 +151,7 @@ static ggml_tensor * rope(const LayerCtx & c, ggml_tensor * x) {
 static void qkv(const LayerCtx & c, ggml_tensor * x, ggml_tensor *& q, ggml_tensor *& k, ggml_tensor *& v) {
     ggml_context * ctx = c.ctx;
     const Hparams & hp = c.m.hp;
+    const arch::Desc & d = *hp.desc;
     const LayerWeights & L = c.m.layers[c.il];
     const int hd = hp.head_dim, nh = hp.n_head_l[c.il], nkv = hp.n_head_kv_l[c.il], N = c.T * c.B, il = c.il;
     if (L.wqkv) {
@@ -158,13 +159,13 @@ static void qkv(const LayerCtx & c, ggml_tensor * x, ggml_tensor *& q, ggml_tens
         ggml_tensor * f = tag(add_bias(ctx, c.mm(L.wqkv, x), L.bqkv), "qkv", il);
         const size_t e = ggml_element_size(f), third = (size_t) f->ne[0] / 3 * e; // CogVLM's K and V offsets
         q = ggml_view_3d(ctx, f, hd, nh, N, hd * e, f->nb[1], 0);
-        k = ggml_view_3d(ctx, f, hd, nkv, N, hd * e, f->nb[1], hp.qkv_thirds ? third : (size_t) hd * nh * e);
-        v = ggml_view_3d(ctx, f, hd, nkv, N, hd * e, f->nb[1], hp.qkv_thirds ? 2 * third : (size_t) hd * (nh + nkv) * e);
+        k = ggml_view_3d(ctx, f, hd, nkv, N, hd * e, f->nb[1], d.qkv_thirds ? third : (size_t) hd * nh * e);
+        v = ggml_view_3d(ctx, f, hd, nkv, N, hd * e, f->nb[1], d.qkv_thirds ? 2 * third : (size_t) hd * (nh + nkv) * e);
     } else {
         q = tag(add_bias(ctx, c.mm(L.wq, x), L.bq), "q", il);
         k = tag(add_bias(ctx, c.mm(L.wk, x), L.bk), "k", il);
         v = tag(add_bias(ctx, c.mm(L.wv, x), L.bv), "v", il);
-        if (hp.qk_norm_whole) {
+        if (d.qk_norm == arch::QkNorm::WHOLE) {
             q = c.norm(q, L.q_norm);
             k = c.norm(k, L.k_norm);
         }
@@ -172,16 +173,19 @@ static void qkv(const LayerCtx & c, ggml_tensor * x, ggml_tensor *& q, ggml_tens
         k = ggml_reshape_3d(ctx, k, hd, nkv, N);
         v = ggml_reshape_3d(ctx, v, hd, nkv, N);
     }
-    if (L.q_norm && !hp.qk_norm_whole && !hp.qk_norm_after_rope) q = c.norm(q, L.q_norm);
-    if (L.k_norm && !hp.qk_norm_whole && !hp.qk_norm_after_rope) k = c.norm(k, L.k_norm);
+    const bool before_rope = d.qk_norm != arch::QkNorm::WHOLE && d.qk_norm != arch::QkNorm::AFTER_ROPE;
+    if (L.q_norm && before_rope) q = c.norm(q, L.q_norm);
+    if (L.k_norm && before_rope) k = c.norm(k, L.k_norm);
     if (hp.rope_l[il]) {
         q = tag(rope(c, q), "q_rope", il);
         k = tag(rope(c, k), "k_rope", il);
     }
     // Hunyuan, Maincoder, Talkie: norms after RoPE (Talkie's K norm has no weight)
-    if (L.q_norm && hp.qk_norm_after_rope) q = c.norm(q, L.q_norm);
-    if ((L.k_norm || hp.weightless_norms) && hp.qk_norm_after_rope) k = c.norm(k, L.k_norm);
-    if (hp.q_scale != 0.0f) q = ggml_scale(ctx, q, hp.q_scale); // Gemma; the KQ scale is then 1
+    if (d.qk_norm == arch::QkNorm::AFTER_ROPE) {
+        if (L.q_norm) q = c.norm(q, L.q_norm);
+        if (L.k_norm || d.norms == arch::Norms::WEIGHTLESS) k = c.norm(k, L.k_norm);
+    }
+    if (hp.q_scale != 0.0f) q = ggml_scale(ctx, q, hp.q_scale); // Gemma, Phi-3; the KQ scale is then 1
 }
 
 // Attention over the micro-batch's own K and V, through attn_output: [n_embd, T*B].
@@ -225,17 +229,18 @@ static ggml_tensor * ffn(const LayerCtx & c, ggml_tensor * x) {
     const int il = c.il;
     ggml_tensor * up = tag(add_bias(ctx, c.mm(L.ffn_up, x), L.b_up), "ffn_up", il);
     ggml_tensor * cur;
-    if (c.m.hp.ffn_relu2) {
+    const arch::Ffn kind = c.m.hp.desc->ffn;
+    if (kind == arch::Ffn::RELU2) {
         cur = ggml_sqr(ctx, ggml_relu(ctx, up));
     } else if (L.ffn_gate) {
         ggml_tensor * gate = tag(add_bias(ctx, c.mm(L.ffn_gate, x), L.b_gate), "ffn_gate", il);
         // SwiGLU (GEGLU for Gemma) as llama.cpp builds it; the backward recomputes the activation
-        if (c.m.hp.ffn_geglu && c.in.smooth_gelu) {
+        if (kind == arch::Ffn::GEGLU && c.in.smooth_gelu) {
             // 0.5 g (1 + tanh(c (g + a g^3))): the function ggml's GELU tabulates
             ggml_tensor * inner = ggml_mul(ctx, gate, ggml_scale_bias(ctx, ggml_sqr(ctx, gate), 0.7978845608f * 0.044715f, 0.7978845608f));
             cur = ggml_mul(ctx, ggml_mul(ctx, gate, ggml_scale_bias(ctx, ggml_tanh(ctx, inner), 0.5f, 0.5f)), up);
         } else {
-            cur = c.m.hp.ffn_geglu ? ggml_geglu_split(ctx, gate, up) : ggml_swiglu_split(ctx, gate, up);
+            cur = kind == arch::Ffn::GEGLU ? ggml_geglu_split(ctx, gate, up) : ggml_swiglu_split(ctx, gate, up);
         }
     } else {
         // gate and up fused (ChatGLM, GLM-4): llama.cpp's one-input SwiGLU over the two halves,
@@ -254,23 +259,25 @@ static ggml_tensor * ffn(const LayerCtx & c, ggml_tensor * x) {
 
 ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone_adapter * ad, const ForwardInputs & in, int T, int B) {
     const Hparams & hp = m.hp;
+    const arch::Desc & d = *hp.desc;
+    const bool weightless = d.norms == arch::Norms::WEIGHTLESS;
     auto residual = [&](ggml_tensor * x) { return hp.residual_scale != 0.0f ? ggml_scale(ctx, x, hp.residual_scale) : x; };
     // OLMo 2 and EXAONE 4 have no pre-norms (norms after instead); Talkie's have no weights.
     auto pre_norm = [&](ggml_tensor * x, ggml_tensor * w, const char * what, int il) {
-        return w || hp.weightless_norms ? tag(rms(ctx, x, w, hp.rms_eps), what, il) : x;
+        return w || weightless ? tag(rms(ctx, x, w, hp.rms_eps), what, il) : x;
     };
 
     SharedProducts shared;
     ggml_tensor * inpL = ggml_get_rows(ctx, m.tok_embd, in.tokens);
     if (hp.embedding_scale != 0.0f) inpL = ggml_scale(ctx, inpL, hp.embedding_scale);
-    if (hp.embd_norm_skip) inpL = ggml_rms_norm(ctx, inpL, hp.rms_eps);
+    if (d.embeddings_skip) inpL = ggml_rms_norm(ctx, inpL, hp.rms_eps);
     ggml_tensor * embd = inpL;
     for (int il = 0; il < hp.n_layer; il++) {
         const LayerWeights & L = m.layers[il];
         const LayerCtx c{ ctx, m, ad, in, shared, T, B, il };
         ggml_tensor * attn_in = pre_norm(inpL, L.attn_norm, "attn_norm", il);
         ggml_tensor * attn = attention(c, attn_in);
-        if (hp.parallel_ffn) {
+        if (d.norms == arch::Norms::PARALLEL) {
             // PLaMo: the FFN reads the attention's input norm and both outputs join the residual
             inpL = tag(ggml_add(ctx, ggml_add(ctx, ffn(c, attn_in), attn), inpL), "l_out", il);
         } else {
@@ -286,7 +293,7 @@ ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone
     if (hp.final_softcap > 0.0f) {
         logits = ggml_scale(ctx, ggml_tanh(ctx, ggml_scale(ctx, logits, 1.0f / hp.final_softcap)), hp.final_softcap);
     }
-    if (hp.logit_multiply) logits = ggml_scale(ctx, logits, hp.logit_scale);
+    if (d.scales == arch::Scales::TALKIE) logits = ggml_scale(ctx, logits, hp.logit_scale);
     else if (hp.logit_scale != 0.0f && hp.logit_scale != 1.0f) logits = ggml_scale(ctx, logits, 1.0f / hp.logit_scale);
     ggml_set_name(logits, "logits");
     return logits;

@@ -29,7 +29,7 @@ const char * target_name(uint32_t target) {
 
 ggml_tensor * target_weight(const hone_model & m, uint32_t target, int il) {
     if (target == HONE_TARGET_OUTPUT) return m.output;
-    if (m.hp.no_lora_out_down && (target == HONE_TARGET_ATTN_OUT || target == HONE_TARGET_FFN_DOWN)) return nullptr;
+    if (m.hp.desc->no_lora_out_down && (target == HONE_TARGET_ATTN_OUT || target == HONE_TARGET_FFN_DOWN)) return nullptr;
     const LayerWeights & L = m.layers[il];
     switch (target) {
         // a fused attn_qkv carries one LoRA for all three (llama.cpp adapts tensors, not slices)
@@ -318,7 +318,7 @@ hone_status hone_adapter_init(hone_model * model, const hone_adapter_params * pa
             }
         }
         if (weights.empty()) {
-            fail(HONE_E_INVALID_ARG, "none of the target modules exists in this model%s", model->hp.no_lora_out_down
+            fail(HONE_E_INVALID_ARG, "none of the target modules exists in this model%s", model->hp.desc->no_lora_out_down
                  ? " (on this architecture llama.cpp cannot apply a LoRA to attn_output or ffn_down, so those are skipped)" : "");
         }
         auto ad = std::make_unique<hone_adapter>();
@@ -415,7 +415,7 @@ hone_status hone_adapter_load(hone_model * model, const char * path, hone_adapte
         std::string problems;
         for (const AdapterPair & p : found) {
             const std::string & base = p.base;
-            if (model->hp.no_lora_out_down && (base.find(".attn_output.") != std::string::npos || base.find(".ffn_down.") != std::string::npos)) {
+            if (model->hp.desc->no_lora_out_down && (base.find(".attn_output.") != std::string::npos || base.find(".ffn_down.") != std::string::npos)) {
                 problems += strfmt("\n  '%s': llama.cpp cannot apply a LoRA to this tensor on %s", base.c_str(), model->hp.arch_name.c_str());
                 continue;
             }

@@ -103,15 +103,18 @@ static void bind_weights(hone_model & m) {
             fail(HONE_E_UNSUPPORTED, "%s: per-tensor weight scales ('%s') cannot train yet", m.path.c_str(), name.c_str());
         }
     }
+    const arch::Desc & d = *hp.desc;
+    const bool weightless = d.norms == arch::Norms::WEIGHTLESS;
     m.tok_embd = m.weight("token_embd.weight", true);
-    m.output_norm = m.weight("output_norm.weight", !hp.weightless_norms);
-    m.output = hp.always_tied ? nullptr : m.weight("output.weight", hp.embd_norm_skip);
+    m.output_norm = m.weight("output_norm.weight", !weightless);
+    m.output = d.always_tied ? nullptr : m.weight("output.weight", d.tensors.output_required);
     m.tied_output = m.output == nullptr;
     if (m.tied_output) m.output = m.tok_embd;
     m.rope_freqs = m.weight("rope_freqs.weight", false);
     m.hp.n_vocab = (int) m.tok_embd->ne[1];
-    const bool qwen3 = hp.arch == Arch::QWEN3, post = hp.arch == Arch::POSTNORM;
-    const bool pre_norms = !post && !hp.weightless_norms;
+    const bool pre_norms = d.norms == arch::Norms::PRE || d.norms == arch::Norms::SANDWICH || d.norms == arch::Norms::PARALLEL;
+    const bool post_norms = d.norms == arch::Norms::POST || d.norms == arch::Norms::SANDWICH;
+    const bool qk_norms = d.qk_norm != arch::QkNorm::IF_PRESENT, whole = d.qk_norm == arch::QkNorm::WHOLE;
     m.layers.resize(hp.n_layer);
     for (int il = 0; il < hp.n_layer; il++) {
         LayerWeights & L = m.layers[il];
@@ -122,24 +125,23 @@ static void bind_weights(hone_model & m) {
         L.wk = m.weight(blk(il, "attn_k.weight"), !L.wqkv);
         L.wv = m.weight(blk(il, "attn_v.weight"), !L.wqkv);
         if (L.wqkv && L.wq) fail(HONE_E_FORMAT, "%s: layer %d has both a fused attn_qkv and separate attn_q", m.path.c_str(), il);
-        if (L.wqkv && hp.qk_norm_whole) fail(HONE_E_UNSUPPORTED, "%s: a fused attn_qkv with whole-projection Q/K norms cannot train yet", m.path.c_str());
+        if (L.wqkv && whole) fail(HONE_E_UNSUPPORTED, "%s: a fused attn_qkv with whole-projection Q/K norms cannot train yet", m.path.c_str());
         L.wo = m.weight(blk(il, "attn_output.weight"), true);
         L.bq = m.weight(blk(il, "attn_q.bias"), false);
         L.bk = m.weight(blk(il, "attn_k.bias"), false);
         L.bv = m.weight(blk(il, "attn_v.bias"), false);
         L.bo = m.weight(blk(il, "attn_output.bias"), false);
-        L.q_norm = m.weight(blk(il, "attn_q_norm.weight"), qwen3 || post || hp.embd_norm_skip);
-        L.k_norm = m.weight(blk(il, "attn_k_norm.weight"), qwen3 || post);
-        L.ffn_norm = pre_norms && !hp.parallel_ffn ? m.weight(blk(il, hp.ffn_norm_tensor.c_str()), true) : nullptr;
-        const bool post_norms = post || hp.sandwich_norms;
-        // PLaMo 3's loader names its post-norms without the ".weight" suffix
-        const char * suffix = hp.arch_name == "plamo3" ? "" : ".weight";
+        // weightless norms (Talkie) have a Q norm weight but none on K
+        L.q_norm = m.weight(blk(il, "attn_q_norm.weight"), qk_norms);
+        L.k_norm = m.weight(blk(il, "attn_k_norm.weight"), qk_norms && !weightless);
+        L.ffn_norm = pre_norms && d.norms != arch::Norms::PARALLEL ? m.weight(blk(il, d.tensors.ffn_norm.c_str()), true) : nullptr;
+        const std::string & suffix = d.tensors.post_norm_suffix;
         L.attn_post_norm = post_norms ? m.weight(blk(il, "post_attention_norm") + suffix, true) : nullptr;
         L.ffn_post_norm = post_norms ? m.weight(blk(il, "post_ffw_norm") + suffix, true) : nullptr;
         L.attn_sub_norm = m.weight(blk(il, "attn_sub_norm.weight"), false);
         L.ffn_sub_norm = m.weight(blk(il, "ffn_sub_norm.weight"), false);
-        L.out_scale = hp.embd_norm_skip ? m.weight(blk(il, "layer_output_scale.weight"), true) : nullptr;
-        L.attn_sinks = m.weight(blk(il, "attn_sinks.weight"), hp.arch_name == "granite_swa");
+        L.out_scale = d.embeddings_skip ? m.weight(blk(il, "layer_output_scale.weight"), true) : nullptr;
+        L.attn_sinks = m.weight(blk(il, "attn_sinks.weight"), d.tensors.sinks_required);
         if (m.weight(blk(il, "ffn_gate_inp.weight"), false)) fail(HONE_E_UNSUPPORTED, "%s: mixture-of-experts layers cannot train yet", m.path.c_str());
         L.ffn_gate = m.weight(blk(il, "ffn_gate.weight"), false);
         L.ffn_up = m.weight(blk(il, "ffn_up.weight"), true);
@@ -149,8 +151,9 @@ static void bind_weights(hone_model & m) {
         L.ffn_down = m.weight(blk(il, "ffn_down.weight"), true);
         if (L.ffn_up->ne[2] != 1) fail(HONE_E_UNSUPPORTED, "%s: mixture-of-experts layers cannot train yet", m.path.c_str());
         // No gate: Arcee's relu^2 FFN, or gate and up fused in one up of 2*n_ff rows (ChatGLM, GLM-4).
-        const bool fused_gate_up = !L.ffn_gate && !hp.ffn_relu2 && L.ffn_up->ne[1] == 2 * (int64_t) L.ffn_down->ne[0];
-        if (!L.ffn_gate && !hp.ffn_relu2 && !fused_gate_up) m.weight(blk(il, "ffn_gate.weight"), true); // names the missing tensor
+        const bool relu2 = d.ffn == arch::Ffn::RELU2;
+        const bool fused_gate_up = !L.ffn_gate && !relu2 && L.ffn_up->ne[1] == 2 * (int64_t) L.ffn_down->ne[0];
+        if (!L.ffn_gate && !relu2 && !fused_gate_up) m.weight(blk(il, "ffn_gate.weight"), true); // names the missing tensor
     }
 }
 

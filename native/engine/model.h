@@ -4,6 +4,7 @@
 // in a plain buffer that OUT_PROD (the backward of MUL_MAT) can read.
 #pragma once
 
+#include "arch/arch.h"
 #include "gguf_file.h"
 #include "hone.h"
 
@@ -18,12 +19,8 @@ struct llama_model;
 
 namespace hone {
 
-// The tensor layouts the training graph knows. POSTNORM: no pre-norms, RMS norms after
-// attention and after the FFN (OLMo 2, EXAONE 4).
-enum class Arch { LLAMA, QWEN2, QWEN3, POSTNORM };
-
 struct Hparams {
-    Arch arch;
+    const arch::Desc * desc = nullptr; // what the architecture is (arch/arch.h)
     std::string arch_name;
     int n_layer = 0, n_embd = 0, n_ff = 0, n_head = 0, n_head_kv = 0, head_dim = 0, n_rot = 0;
     int n_vocab = 0, n_ctx_train = 0;
@@ -48,22 +45,9 @@ struct Hparams {
     // the last n_swa positions (their own included) only.
     int n_swa = 0;
     std::vector<char> swa_l;
-    bool qk_norm_after_rope = false; // Hunyuan normalises Q and K after RoPE, Qwen3 before
-    bool qk_norm_whole = false;      // OLMo 2: Q/K norms span the whole projection, not one head
-    bool ffn_relu2 = false;          // Arcee: FFN = down(relu(up x)^2), no gate
-    bool ffn_geglu = false;          // Gemma: GELU (tanh form) on the gate instead of SiLU
-    float q_scale = 0.0f;            // Gemma: Q times this after RoPE, and the KQ scale 1 (0: not used)
-    float final_softcap = 0.0f;      // Gemma 2, Gemma 3 (optional): logits = cap * tanh(logits / cap) (0: not used)
-    float attn_softcap = 0.0f;       // Gemma 2: attention scores = cap * tanh(scores / cap) before the softmax
-    bool sandwich_norms = false;     // GLM-4: norms after attention and FFN as well as before
-    bool qkv_thirds = false;         // CogVLM: fused Q/K/V in three equal parts (K and V at 1/3 and 2/3)
-    bool no_lora_out_down = false;   // GLM-4: llama.cpp cannot apply a LoRA to attn_output or ffn_down
-    bool always_tied = false;        // OpenELM, BitNet: the output head is token_embd whatever the file holds
-    bool parallel_ffn = false;       // PLaMo: the FFN reads the attention's normed input; both outputs join the residual
-    bool weightless_norms = false;   // Talkie: layer, K and final RMS norms have no weight tensor
-    bool embd_norm_skip = false;     // Talkie: embeddings RMS-normed; each layer adds them back times its out_scale
-    bool logit_multiply = false;     // Talkie multiplies the logits by logit_scale (Granite divides)
-    std::string ffn_norm_tensor;     // the FFN norm's name in a layer ("ffn_norm.weight")
+    float q_scale = 0.0f;            // Q times this after RoPE, and the KQ scale 1 (0: not used)
+    float final_softcap = 0.0f;      // logits = cap * tanh(logits / cap) (0: not used)
+    float attn_softcap = 0.0f;       // attention scores = cap * tanh(scores / cap) before the softmax
     float rms_eps = 1e-5f;
     float rope_freq_base = 10000.0f;
     float rope_freq_scale = 1.0f;

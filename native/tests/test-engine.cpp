@@ -351,12 +351,12 @@ void hparams_cases() {
     run_case("hparams: llama's defaults (KV heads, head size, RoPE, epsilon, context) as llama.cpp's loader sets them", [] {
         Header h("llama");
         const Hparams & hp = h.read();
-        CHECK(hp.arch == Arch::LLAMA && hp.rope_type == GGML_ROPE_TYPE_NORMAL, "arch %d rope %d", (int) hp.arch, hp.rope_type);
+        CHECK(hp.desc->norms == arch::Norms::PRE && hp.rope_type == GGML_ROPE_TYPE_NORMAL, "norms %s rope %d", arch::name_of(hp.desc->norms), hp.rope_type);
         CHECK(hp.n_layer == 4 && hp.n_embd == 64 && hp.n_ff == 128 && hp.n_head == 4 && hp.n_head_kv == 4, "counts");
         CHECK(hp.head_dim == 16 && hp.n_rot == 16 && hp.n_ctx_train == 2048, "head_dim %d n_rot %d ctx %d", hp.head_dim, hp.n_rot, hp.n_ctx_train);
         CHECK(hp.rms_eps == 1e-5f && hp.rope_freq_base == 10000.0f && hp.rope_freq_scale == 1.0f, "eps %g base %g scale %g", hp.rms_eps,
               hp.rope_freq_base, hp.rope_freq_scale);
-        CHECK(hp.ffn_norm_tensor == "ffn_norm.weight", "ffn norm %s", hp.ffn_norm_tensor.c_str());
+        CHECK(hp.desc->tensors.ffn_norm == "ffn_norm.weight", "ffn norm %s", hp.desc->tensors.ffn_norm.c_str());
         for (int il = 0; il < 4; il++) CHECK(hp.rope_l[il] && !hp.swa_l[il] && hp.n_head_kv_l[il] == 4, "layer %d", il);
     });
     run_case("hparams: grouped-query heads, key length, epsilon and RoPE base from the file", [] {
@@ -364,7 +364,7 @@ void hparams_cases() {
         h.u32("attention.head_count_kv", 2).u32("attention.key_length", 32).u32("rope.dimension_count", 32);
         h.f32("attention.layer_norm_rms_epsilon", 1e-6f).f32("rope.freq_base", 1e6f).u32("context_length", 4096);
         const Hparams & hp = h.read();
-        CHECK(hp.arch == Arch::QWEN2 && hp.rope_type == GGML_ROPE_TYPE_NEOX, "arch %d rope %d", (int) hp.arch, hp.rope_type);
+        CHECK(hp.desc->tensors.qkv_bias && hp.rope_type == GGML_ROPE_TYPE_NEOX, "qkv bias / rope %d", hp.rope_type);
         CHECK(hp.n_head_kv == 2 && hp.head_dim == 32 && hp.n_rot == 32, "kv %d head_dim %d", hp.n_head_kv, hp.head_dim);
         CHECK(hp.rms_eps == 1e-6f && hp.rope_freq_base == 1e6f && hp.n_ctx_train == 4096, "eps %g base %g", hp.rms_eps, hp.rope_freq_base);
     });
@@ -376,12 +376,13 @@ void hparams_cases() {
         const Hparams & hp = h.read();
         CHECK(str(hp.n_head_l) == "2,4,4" && str(hp.n_head_kv_l) == "1,2,4" && str(hp.n_ff_l) == "96,128,160", "%s / %s / %s",
               str(hp.n_head_l).c_str(), str(hp.n_head_kv_l).c_str(), str(hp.n_ff_l).c_str());
-        CHECK(hp.n_head == 2 && hp.n_ff == 96 && hp.always_tied && hp.arch == Arch::QWEN3, "first layer / traits");
+        CHECK(hp.n_head == 2 && hp.n_ff == 96 && hp.desc->always_tied && hp.desc->qk_norm == arch::QkNorm::PER_HEAD, "first layer / traits");
     });
     run_case("hparams: Gemma 2's scales, soft caps and alternating windows with llama.cpp's defaults", [] {
         Header h("gemma2", 6);
         const Hparams & hp = h.read();
-        CHECK(hp.ffn_geglu && hp.sandwich_norms && near(hp.embedding_scale, 8.0), "geglu/sandwich/scale %g", hp.embedding_scale);
+        CHECK(hp.desc->ffn == arch::Ffn::GEGLU && hp.desc->norms == arch::Norms::SANDWICH && near(hp.embedding_scale, 8.0), "geglu/sandwich/scale %g",
+              hp.embedding_scale);
         CHECK(hp.final_softcap == 30.0f && hp.attn_softcap == 50.0f, "caps %g %g", hp.final_softcap, hp.attn_softcap);
         CHECK(hp.n_swa == 4096 && str(hp.swa_l) == "1,0,1,0,1,0", "window %d layers %s", hp.n_swa, str(hp.swa_l).c_str());
         CHECK(near(hp.q_scale, 0.25), "q_scale %g (1/sqrt(head size 16))", hp.q_scale);
@@ -451,17 +452,19 @@ void hparams_cases() {
         expect_error(HONE_E_UNSUPPORTED, "no attention or no FFN", [&] { d.read(); });
     });
     run_case("hparams: every trainable architecture reads from a minimal header", [] {
-        // the keys some need beyond the common ones, as llama.cpp's loader requires them
-        auto extra = [](const std::string & name, Header & h) {
-            if (name == "granite" || name == "talkie") h.f32("logit_scale", 1.0f);
-            if (name == "granite_swa") h.f32("logit_scale", 1.0f).u32("attention.sliding_window", 8).i32s("attention.sliding_window_pattern", { 1, 0, 1, 0 });
-            if (name == "qwen2vl" || name == "qwen3vl" || name == "qwen3tts") h.i32s("rope.dimension_sections", { 2, 3, 3, 0 });
+        // the keys each needs beyond the common ones (its description's), with example values
+        auto extra = [](const arch::Desc & d, Header & h) {
+            for (const arch::RequiredKey & k : d.required_keys) {
+                if (k.type == arch::KeyType::F32) h.f32(k.name, 1.0f);
+                if (k.type == arch::KeyType::U32) h.u32(k.name, 8);
+                if (k.type == arch::KeyType::I32_ARRAY) h.i32s(k.name, k.name == "rope.dimension_sections" ? std::vector<int32_t>{ 2, 3, 3, 0 } : std::vector<int32_t>{ 1, 0, 1, 0 });
+            }
         };
         const std::vector<std::string> names = trainable_architectures();
         CHECK(names.size() >= 30, "%zu architectures", names.size());
         for (const std::string & name : names) {
             Header h(name);
-            extra(name, h);
+            extra(*arch::find(name), h);
             try {
                 const Hparams & hp = h.read();
                 CHECK(hp.arch_name == name && hp.n_layer == 4 && (int) hp.rope_l.size() == 4, "%s: read back %s", name.c_str(), hp.arch_name.c_str());

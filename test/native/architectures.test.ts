@@ -91,11 +91,11 @@ describe('architectures made from their loaders: forward equals llama.cpp, gradi
   }
 
   // Baichuan's positions depend on depth in llama.cpp: RoPE at 32 layers (7B), ALiBi at 40 (13B).
-  // Probing 40 layers costs a load per missing tensor, so these are make-model's llama tensors.
+  // Probing 40 layers costs a load per missing tensor, so these are made by make-model.
   for (const layers of ['32', '40']) {
     test(`baichuan at ${layers} layers (${layers === '32' ? 'RoPE' : 'ALiBi'}): forward equals llama.cpp`, () => {
       const model = join(dir, `baichuan-${layers}.gguf`);
-      const m = honeTrain(['make-model', '--arch', 'llama', '--as-arch', 'baichuan', '--embd', '64', '--layers', layers, '--heads', '4',
+      const m = honeTrain(['make-model', '--arch', 'baichuan', '--embd', '64', '--layers', layers, '--heads', '4',
         '--ff', '128', '--vocab-from', vocab('llama-spm'), '--out', model]);
       assert.equal(m.code, 0, m.stderr);
       const fwd = honeTrain(['check-forward', '--model', model, '--perturb-b', '0.05', '--text', TEXT, '--json']);

@@ -125,39 +125,39 @@ describe('the training forward pass equals llama.cpp inference with a non-zero a
 
 // Architectures whose llama.cpp graph is llama's (RoPE normal, or NeoX for exaone; smollm3
 // skips RoPE every 4th layer, so the models have 5 layers; minicpm and granite scale the
-// embeddings, residual branches, logits and attention): made with llama's tensors under
-// their own name, each checked against llama.cpp and trained.
+// embeddings, residual branches, logits and attention), Qwen3's or a post-norm one: made by
+// make-model in the layout of their description, each checked against llama.cpp and trained.
 describe('architectures on our llama and qwen3 graphs: mistral3, deci, ernie4_5, exaone, smollm3, minicpm, granite, xverse, internlm2, nanbeige, qwen2vl, qwen3vl, seed_oss, pangu-embedded, arcee, hunyuan-dense, maincoder, olmo2, exaone4', () => {
   const dir = tempDir();
   const data = join(dir, 'text.txt');
   writeFileSync(data, TEXT);
-  const layouts: Record<string, { base: string; vocab: 'llama-spm' | 'qwen2' }> = {
-    mistral3: { base: 'llama', vocab: 'llama-spm' }, deci: { base: 'llama', vocab: 'llama-spm' },
-    ernie4_5: { base: 'llama', vocab: 'llama-spm' }, exaone: { base: 'llama', vocab: 'llama-spm' },
-    smollm3: { base: 'llama', vocab: 'llama-spm' }, minicpm: { base: 'llama', vocab: 'llama-spm' },
-    granite: { base: 'llama', vocab: 'llama-spm' },
+  const layouts: Record<string, { vocab: 'llama-spm' | 'qwen2' }> = {
+    mistral3: { vocab: 'llama-spm' }, deci: { vocab: 'llama-spm' },
+    ernie4_5: { vocab: 'llama-spm' }, exaone: { vocab: 'llama-spm' },
+    smollm3: { vocab: 'llama-spm' }, minicpm: { vocab: 'llama-spm' },
+    granite: { vocab: 'llama-spm' },
     // found by probe-arch + scan: llama's graph (internlm2 with an optional output-projection bias)
-    xverse: { base: 'llama', vocab: 'llama-spm' }, internlm2: { base: 'llama', vocab: 'llama-spm' },
-    nanbeige: { base: 'llama', vocab: 'llama-spm' },
+    xverse: { vocab: 'llama-spm' }, internlm2: { vocab: 'llama-spm' },
+    nanbeige: { vocab: 'llama-spm' },
     // Qwen2-VL / Qwen3-VL text: M-RoPE (sections; interleaved for Qwen3-VL) over positions (t, t, t, 0)
-    qwen2vl: { base: 'qwen2', vocab: 'qwen2' }, qwen3vl: { base: 'qwen3', vocab: 'qwen2' },
+    qwen2vl: { vocab: 'qwen2' }, qwen3vl: { vocab: 'qwen2' },
     // llama's graph with NeoX RoPE: Seed-OSS (its FFN norm named post_attention_norm), openPangu
     // Embedded (a required output-projection bias)
-    seed_oss: { base: 'llama', vocab: 'llama-spm' }, 'pangu-embedded': { base: 'llama', vocab: 'llama-spm' },
+    seed_oss: { vocab: 'llama-spm' }, 'pangu-embedded': { vocab: 'llama-spm' },
     // Arcee: llama's attention, an FFN of relu(up x)^2 without a gate
-    arcee: { base: 'llama', vocab: 'llama-spm' },
+    arcee: { vocab: 'llama-spm' },
     // Hunyuan: Qwen3's tensors, Q/K norms after RoPE; Maincoder: the same with normal RoPE
-    'hunyuan-dense': { base: 'qwen3', vocab: 'qwen2' }, maincoder: { base: 'qwen3', vocab: 'qwen2' },
+    'hunyuan-dense': { vocab: 'qwen2' }, maincoder: { vocab: 'qwen2' },
     // OLMo 2: its own layout (norms after attention and FFN, Q/K norms over whole projections)
-    olmo2: { base: 'olmo2', vocab: 'llama-spm' },
+    olmo2: { vocab: 'llama-spm' },
     // EXAONE 4: OLMo 2's post-norms with per-head Q/K norms
-    exaone4: { base: 'exaone4', vocab: 'llama-spm' },
+    exaone4: { vocab: 'llama-spm' },
   };
   for (const arch of Object.keys(layouts)) {
     for (const type of ['f32', 'q8_0']) {
       test(`${arch} ${type}: forward equals llama.cpp${type === 'f32' ? ' and training lowers the loss' : ''}`, () => {
         const model = join(dir, `${arch}-${type}.gguf`);
-        const m = honeTrain(['make-model', '--arch', layouts[arch].base, '--as-arch', arch, '--embd', '128', '--layers', '5', '--heads', '4',
+        const m = honeTrain(['make-model', '--arch', arch, '--embd', '128', '--layers', '5', '--heads', '4',
           '--kv-heads', '2', '--ff', '256', '--type', type, '--vocab-from', vocab(layouts[arch].vocab), '--out', model]);
         assert.equal(m.code, 0, m.stderr);
         const c = honeTrain(['check-forward', '--model', model, '--perturb-b', '0.05', '--text', TEXT, '--json']);
@@ -179,7 +179,7 @@ describe('architectures on our llama and qwen3 graphs: mistral3, deci, ernie4_5,
         if (arch === 'nanbeige') {
           // a looped Nanbeige (its layers run num_loops times) is refused, naming the key
           const looped = join(dir, 'nanbeige-looped.gguf');
-          const lm = honeTrain(['make-model', '--arch', 'llama', '--as-arch', 'nanbeige', '--embd', '64', '--layers', '1', '--heads', '2',
+          const lm = honeTrain(['make-model', '--arch', 'nanbeige', '--embd', '64', '--layers', '1', '--heads', '2',
             '--ff', '128', '--kv', 'num_loops=2', '--vocab-from', vocab('llama-spm'), '--out', looped]);
           assert.equal(lm.code, 0, lm.stderr);
           const refused = honeTrain(['--model', looped, '--data', data, '--out', join(dir, 'nanbeige-looped-run'), '--steps', '1']);

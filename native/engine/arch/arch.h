@@ -1,0 +1,183 @@
+// What an architecture is, in one description per architecture: where its norms sit, its Q/K
+// norms, FFN, positions, attention windows, scales, tensor names that differ and the keys it
+// reads beyond the common ones. The loader (hparams.cpp, model.cpp), the graph builder
+// (graph.cpp), `make-model` and the documentation table (`hone-train architectures`) all read
+// these; nothing else compares an architecture's name.
+//
+// Adding an architecture whose llama.cpp graph is one of ours: one description in the family
+// file it belongs to (or a new file listed in registry.cpp) and one case in the tests.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace hone::arch {
+
+// Where a layer's RMS norms sit.
+enum class Norms {
+    PRE,        // before attention and before the FFN (llama)
+    POST,       // after attention and after the FFN, none before (OLMo 2, EXAONE 4)
+    SANDWICH,   // before and after both (GLM-4, Gemma 2/3, PLaMo 3)
+    PARALLEL,   // one norm before attention; the FFN reads it too and both join the residual (PLaMo)
+    WEIGHTLESS, // before both, with no weight tensors; the K and final norms have none either (Talkie)
+};
+
+// Per-head or whole-projection RMS norms on Q and K.
+enum class QkNorm {
+    IF_PRESENT,       // per head before RoPE where the file has them (optional)
+    PER_HEAD,         // per head before RoPE, required (Qwen3)
+    AFTER_ROPE,       // per head after RoPE, required (Hunyuan)
+    WHOLE,            // over the whole Q and K projections before RoPE, required (OLMo 2)
+};
+
+// The feed-forward network. Gate and up may be one `ffn_up` of 2·n_ff rows for the GLU kinds
+// (read from the tensor's shape); `fused_gate_up` says which form released files use.
+enum class Ffn {
+    SWIGLU, // down(silu(gate x) * up x)
+    GEGLU,  // down(gelu(gate x) * up x) (Gemma)
+    RELU2,  // down(relu(up x)^2), no gate (Arcee)
+};
+
+// How positions enter attention.
+enum class Positions {
+    ROPE,     // rotary embeddings of `rope` kind
+    ALIBI,    // ALiBi with max bias 8, as llama.cpp hard-codes it (Refact)
+    BY_DEPTH, // Baichuan: RoPE at 32 layers, ALiBi at 40, neither at any other depth
+};
+
+enum class Rope { NORMAL, NEOX, MROPE, IMROPE };
+
+// RoPE's base and sections beyond what every file says.
+enum class RopeBase {
+    FILE,           // rope.freq_base and the scaling keys
+    FIXED_DEFAULTS, // ggml_rope's base 10000 and scale 1 whatever the file says (CogVLM)
+    NTK_ALPHA,      // base · α^(d / (d - 2)) with rope.scaling.alpha (HunYuan-VL)
+};
+
+// Which layers attend to a sliding window, and their RoPE.
+enum class Windows {
+    NONE,
+    PERIODIC, // every layer but the last of each `window.period` (the file's pattern key overrides)
+    PATTERN,  // per-layer window and RoPE patterns from the file (Granite 4)
+};
+enum class WindowWhen {
+    IF_WINDOW, // when attention.sliding_window > 0
+    ALWAYS,    // always, with `window.default_size` when the file says none (Gemma 2)
+    AT_DEPTH,  // at `window.depth` layers only, with `window.default_size` (EXAONE 4 32B)
+};
+enum class WindowRope {
+    SAME,          // windowed layers keep the global RoPE
+    OWN_BASE,      // rope.freq_base_swa, else 10000; scale 1 (PLaMo 3, Gemma 3)
+    SWA_BASE,      // rope.freq_base_swa, else the global base; scale kept (Gemma 2)
+    UNSCALED,      // rope.freq_base_swa, else the global base; scale 1 (OLMo 3)
+    GLOBAL_NOPE,   // windowed layers keep RoPE, global layers have none (EXAONE 4 32B)
+};
+struct WindowRule {
+    Windows layout = Windows::NONE;
+    WindowWhen when = WindowWhen::IF_WINDOW;
+    int period = 0;       // PERIODIC: the default pattern period
+    int default_size = 0; // ALWAYS / AT_DEPTH: the window when the file gives none
+    int depth = 0;        // AT_DEPTH
+    WindowRope rope = WindowRope::SAME;
+};
+
+// Granite-style scale keys: embedding_scale, residual_scale, logit_scale, attention.scale.
+enum class Scales {
+    NONE,
+    MINICPM, // optional, with llama.cpp's defaults (12, 1.4/√n_layer, 256/n_embd)
+    GRANITE, // read from the file; logit_scale required; the logits are divided by it
+    TALKIE,  // logit_scale required; the logits are multiplied by it
+};
+
+// Q scaled after RoPE (and the KQ scale then 1), as Gemma and Phi-3 do.
+enum class QScale {
+    NONE,
+    HEAD_DIM, // 1/√head_dim, except 1/√(n_embd / n_head) at `q_scale_embd_depth` layers (Gemma 27Bs)
+};
+
+// Soft caps: cap · tanh(x / cap). `read`: the key is read, `def` its default (0: none).
+struct Softcap {
+    bool read = false;
+    float def = 0.0f;
+};
+
+// A key an architecture's loader requires beyond the common ones (its type, for the tests and
+// `make-model` to write an example value).
+enum class KeyType { U32, F32, I32_ARRAY };
+struct RequiredKey {
+    std::string name; // under "<arch>."
+    KeyType type;
+};
+
+struct Desc {
+    std::string name;   // general.architecture
+    std::string family; // the file it is described in
+    std::string covers; // the released models (documentation)
+    std::string details; // what its graph does (documentation)
+
+    Norms norms = Norms::PRE;
+    QkNorm qk_norm = QkNorm::IF_PRESENT;
+    Ffn ffn = Ffn::SWIGLU;
+    Positions positions = Positions::ROPE;
+    Rope rope = Rope::NORMAL;
+    RopeBase rope_base = RopeBase::FILE;
+    bool mrope_if_sections = false; // M-RoPE when the file has rope sections (GLM-4, HunYuan-VL)
+    int nope_period = 0;            // > 0: every nope_period-th layer has no RoPE (SmolLM3: 4)
+    WindowRule window;
+    Scales scales = Scales::NONE;
+    QScale q_scale = QScale::NONE;
+    int q_scale_embd_depth = 0;
+    Softcap attn_softcap, final_softcap;
+    bool embeddings_sqrt_scaled = false; // embeddings times √n_embd (Gemma)
+    bool embeddings_skip = false;   // embeddings RMS-normed, added back per layer times layer_output_scale (Talkie)
+    bool zero_norm_eps = false;     // the pinned loader reads no epsilon: it stays 0 (Qwen2-VL)
+    bool refuses_loops = false;     // num_loops > 1 (looped layers) is refused (Nanbeige)
+    bool always_tied = false;       // the head is token_embd even where output.weight exists
+    bool qkv_thirds = false;        // a fused Q/K/V splits in three equal parts (CogVLM)
+    bool no_lora_out_down = false;  // llama.cpp asserts on a LoRA of attn_output / ffn_down (GLM-4)
+
+    // Tensor names and presence that differ from llama's.
+    struct Tensors {
+        std::string ffn_norm = "ffn_norm.weight";
+        std::string post_norm_suffix = ".weight"; // post_attention_norm / post_ffw_norm + this
+        bool sinks_required = false;              // attn_sinks.weight in every layer (Granite 4)
+        bool output_required = false;             // output.weight: no tying to token_embd (Talkie)
+        // what released files hold (make-model writes them; the loader reads them where present)
+        bool qkv_bias = false;
+        bool out_bias = false;
+        bool fused_qkv = false;
+        bool fused_gate_up = false;
+    } tensors;
+
+    std::vector<RequiredKey> required_keys;
+    float typical_rope_base = 10000.0f; // make-model's rope.freq_base
+    float typical_norm_eps = 1e-5f;     // make-model's epsilon
+};
+
+// Every trainable architecture, families in registry order.
+const std::vector<Desc> & all();
+// The description of general.architecture `name`, or nullptr.
+const Desc * find(const std::string & name);
+
+// A description with llama's layout, to be changed where the architecture differs.
+Desc described(const char * name, const char * family, const char * covers, const char * details);
+
+// Family tables (one file each), gathered by registry.cpp.
+std::vector<Desc> llama_family();
+std::vector<Desc> qwen_family();
+std::vector<Desc> postnorm_family();
+std::vector<Desc> granite_family();
+std::vector<Desc> glm_family();
+std::vector<Desc> gemma_family();
+std::vector<Desc> plamo_family();
+std::vector<Desc> hunyuan_family();
+std::vector<Desc> other_family();
+
+// Names of the enum values (documentation and `hone-train architectures --json`).
+const char * name_of(Norms v);
+const char * name_of(QkNorm v);
+const char * name_of(Ffn v);
+const char * name_of(Positions v);
+const char * name_of(Rope v);
+
+} // namespace hone::arch

@@ -1,0 +1,43 @@
+// Gemma 1–3: GEGLU, embeddings times √n_embd, Q scaled after RoPE; Gemma 2 and 3 add norms
+// after attention and FFN, windowed layers and soft caps.
+#include "arch.h"
+
+namespace hone::arch {
+
+static Desc gemma_base(const char * name, const char * covers, const char * details) {
+    Desc d = described(name, "gemma", covers, details);
+    d.rope = Rope::NEOX;
+    d.ffn = Ffn::GEGLU;
+    d.embeddings_sqrt_scaled = true;
+    d.q_scale = QScale::HEAD_DIM;
+    return d;
+}
+
+std::vector<Desc> gemma_family() {
+    std::vector<Desc> v;
+    v.push_back(gemma_base("gemma", "Gemma (1)",
+                           "llama's layout with GEGLU (its backward: patch 0005), embeddings times √n_embd, Q scaled by 1/√head_dim after RoPE"));
+    {
+        Desc d = gemma_base("gemma2", "Gemma 2",
+                            "Gemma's plus norms after attention and FFN, attention scores and logits soft-capped (cap · tanh(x / cap): TANH's backward, patch 0005; 50 and 30 by default, as llama.cpp), every other layer windowed (4096 by default)");
+        d.norms = Norms::SANDWICH;
+        d.q_scale_embd_depth = 46; // the 27B scales Q by n_embd / n_head
+        d.attn_softcap = { true, 50.0f };
+        d.final_softcap = { true, 30.0f };
+        d.window = { Windows::PERIODIC, WindowWhen::ALWAYS, 2, 4096, 0, WindowRope::SWA_BASE };
+        v.push_back(d);
+    }
+    {
+        Desc d = gemma_base("gemma3", "Gemma 3 (text)",
+                            "Gemma 2's norms plus per-head Q/K norms; with a sliding window, 5 of every 6 layers windowed with their own RoPE base (`rope.freq_base_swa`, else llama.cpp's 10000) while the global layers keep the file's base and linear scaling; logits soft-capped when the file says");
+        d.norms = Norms::SANDWICH;
+        d.qk_norm = QkNorm::PER_HEAD;
+        d.q_scale_embd_depth = 62; // the 27B
+        d.final_softcap = { true, 0.0f };
+        d.window = { Windows::PERIODIC, WindowWhen::IF_WINDOW, 6, 0, 0, WindowRope::OWN_BASE };
+        v.push_back(d);
+    }
+    return v;
+}
+
+} // namespace hone::arch

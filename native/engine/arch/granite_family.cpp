@@ -1,0 +1,33 @@
+// Granite-style scales on llama's graph: embeddings, residual branches, logits and attention.
+#include "arch.h"
+
+namespace hone::arch {
+
+std::vector<Desc> granite_family() {
+    std::vector<Desc> v;
+    {
+        Desc d = described("minicpm", "granite", "MiniCPM (1/2)",
+                           "llama's graph with Granite-style scales: embeddings, residual branches, logits (llama.cpp's defaults when the keys are absent)");
+        d.scales = Scales::MINICPM;
+        v.push_back(d);
+    }
+    {
+        Desc d = described("granite", "granite", "Granite 3.x dense", "the same scales, read from the file, and its attention scale");
+        d.scales = Scales::GRANITE;
+        d.required_keys = { { "logit_scale", KeyType::F32 } };
+        v.push_back(d);
+    }
+    {
+        Desc d = described("granite_swa", "granite", "Granite 4 (dense)",
+                           "Granite's scales; a sink logit per head in every softmax (its backward to the scores is softmax's own); windowed layers and RoPE layers from the file's per-layer patterns; deepstack inputs are refused");
+        d.scales = Scales::GRANITE;
+        d.window.layout = Windows::PATTERN;
+        d.tensors.sinks_required = true;
+        d.required_keys = { { "logit_scale", KeyType::F32 }, { "attention.sliding_window", KeyType::U32 },
+                            { "attention.sliding_window_pattern", KeyType::I32_ARRAY } };
+        v.push_back(d);
+    }
+    return v;
+}
+
+} // namespace hone::arch

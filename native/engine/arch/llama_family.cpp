@@ -1,0 +1,69 @@
+// Architectures whose llama.cpp graph is llama's: the same tensors, norms and SwiGLU, with a
+// different RoPE kind, a tensor named or added differently, RoPE skipped in some layers, or
+// positions chosen by depth.
+#include "arch.h"
+
+namespace hone::arch {
+
+std::vector<Desc> llama_family() {
+    std::vector<Desc> v;
+    v.push_back(described("llama", "llama", "Llama 1–3.x, Mistral 7B, TinyLlama, SmolLM, stories260K",
+                          "RoPE normal, optional `rope_freqs` (Llama 3), GQA, SwiGLU, optional FFN biases (read by llama.cpp's loader, so by ours)"));
+    v.push_back(described("mistral3", "llama", "Mistral 3 family (without YaRN scaling)",
+                          "llama's graph; equal to llama.cpp to the last bit on the synthetic model"));
+    v.push_back(described("deci", "llama", "Nemotron/DeciLM",
+                          "llama's graph with per-layer head and FFN counts; layers without attention or FFN (a count of 0) are refused at load"));
+    v.push_back(described("ernie4_5", "llama", "ERNIE 4.5 dense", "llama's graph"));
+    {
+        Desc d = described("exaone", "llama", "EXAONE 3.x", "llama's graph with NeoX RoPE");
+        d.rope = Rope::NEOX;
+        v.push_back(d);
+    }
+    {
+        Desc d = described("smollm3", "llama", "SmolLM3", "llama's graph; no RoPE in every 4th layer (NoPE), as llama.cpp");
+        d.nope_period = 4;
+        v.push_back(d);
+    }
+    v.push_back(described("xverse", "llama", "XVERSE", "llama's graph (found by `probe-arch`: its loader and graph are llama's)"));
+    {
+        Desc d = described("seed_oss", "llama", "Seed-OSS", "llama's graph with NeoX RoPE; its FFN norm is stored as `post_attention_norm`");
+        d.rope = Rope::NEOX;
+        d.tensors.ffn_norm = "post_attention_norm.weight";
+        v.push_back(d);
+    }
+    {
+        Desc d = described("pangu-embedded", "llama", "openPangu Embedded", "llama's graph with NeoX RoPE and a bias on the output projection");
+        d.rope = Rope::NEOX;
+        d.tensors.out_bias = true; // required by llama.cpp's loader
+        v.push_back(d);
+    }
+    v.push_back(described("internlm2", "llama", "InternLM2 with separate Q/K/V tensors",
+                          "llama's graph with an optional bias on the output projection (a file with a fused `attn_qkv` is refused at load, naming the missing `attn_q`)"));
+    {
+        Desc d = described("arcee", "llama", "Arcee AFM",
+                           "llama's attention; an FFN of relu(up·x)² with no gate (`ffn_gate` targets are skipped by `all`); also checked against finite differences");
+        d.ffn = Ffn::RELU2;
+        v.push_back(d);
+    }
+    {
+        Desc d = described("nanbeige", "llama", "Nanbeige (without looped layers: a file with `num_loops` > 1 is refused at load)",
+                           "llama's graph (found by `probe-arch`)");
+        d.refuses_loops = true;
+        v.push_back(d);
+    }
+    {
+        Desc d = described("refact", "llama", "Refact",
+                           "no RoPE; ALiBi (max bias 8, as llama.cpp hard-codes it), added through the mask with ggml's slopes, since ggml has no backward for SOFT_MAX's own ALiBi");
+        d.positions = Positions::ALIBI;
+        v.push_back(d);
+    }
+    {
+        Desc d = described("baichuan", "llama", "Baichuan 1/2",
+                           "llama's graph, positions as llama.cpp decides by depth: RoPE at 32 layers (7B), ALiBi at 40 (13B), neither at any other depth");
+        d.positions = Positions::BY_DEPTH;
+        v.push_back(d);
+    }
+    return v;
+}
+
+} // namespace hone::arch

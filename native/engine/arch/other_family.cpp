@@ -1,0 +1,48 @@
+// Single architectures with a trait of their own: CogVLM's thirds, Talkie's weightless norms
+// and embedding skips, BitNet's sub-norms, OpenELM's per-layer counts.
+#include "arch.h"
+
+namespace hone::arch {
+
+std::vector<Desc> other_family() {
+    std::vector<Desc> v;
+    {
+        Desc d = described("cogvlm", "other", "CogVLM (text)",
+                           "fused Q/K/V in three equal parts, `ggml_rope`'s fixed base 10000; the vision-expert weights are not used for text");
+        d.rope = Rope::NEOX;
+        d.rope_base = RopeBase::FIXED_DEFAULTS;
+        d.qkv_thirds = true;
+        d.tensors.fused_qkv = true;
+        v.push_back(d);
+    }
+    {
+        Desc d = described("talkie", "other", "Talkie",
+                           "RMS norms without weights, normed embeddings added back in every layer times its `layer_output_scale`, a per-head Q norm and a weightless K norm after RoPE, logits times `logit_scale`");
+        d.rope = Rope::NEOX;
+        d.norms = Norms::WEIGHTLESS;
+        d.qk_norm = QkNorm::AFTER_ROPE;
+        d.embeddings_skip = true;
+        d.scales = Scales::TALKIE;
+        d.tensors.output_required = true;
+        d.required_keys = { { "logit_scale", KeyType::F32 } };
+        v.push_back(d);
+    }
+    {
+        Desc d = described("bitnet", "other", "BitNet b1.58",
+                           "sub-norms before `attn_output` and `ffn_down`; the head is `token_embd`. Files with per-tensor weight scales (`*.scale`, any architecture) are refused");
+        d.rope = Rope::NEOX;
+        d.always_tied = true;
+        v.push_back(d);
+    }
+    {
+        Desc d = described("openelm", "other", "OpenELM", "per-layer head and FFN counts, fused Q/K/V, per-head Q/K norms; the head is `token_embd`");
+        d.rope = Rope::NEOX;
+        d.qk_norm = QkNorm::PER_HEAD;
+        d.always_tied = true;
+        d.tensors.fused_qkv = true;
+        v.push_back(d);
+    }
+    return v;
+}
+
+} // namespace hone::arch

@@ -1,0 +1,82 @@
+// Every trainable architecture: the family tables in one list, in the order the documentation
+// table and the refusal message name them.
+#include "arch.h"
+
+namespace hone::arch {
+
+Desc described(const char * name, const char * family, const char * covers, const char * details) {
+    Desc d;
+    d.name = name;
+    d.family = family;
+    d.covers = covers;
+    d.details = details;
+    return d;
+}
+
+const std::vector<Desc> & all() {
+    static const std::vector<Desc> list = [] {
+        std::vector<Desc> v;
+        for (auto family : { llama_family, qwen_family, hunyuan_family, postnorm_family, granite_family, glm_family, plamo_family,
+                             gemma_family, other_family }) {
+            for (Desc & d : family()) v.push_back(std::move(d));
+        }
+        return v;
+    }();
+    return list;
+}
+
+const Desc * find(const std::string & name) {
+    for (const Desc & d : all()) if (d.name == name) return &d;
+    return nullptr;
+}
+
+const char * name_of(Norms v) {
+    switch (v) {
+        case Norms::PRE: return "pre";
+        case Norms::POST: return "post";
+        case Norms::SANDWICH: return "sandwich";
+        case Norms::PARALLEL: return "parallel";
+        case Norms::WEIGHTLESS: return "weightless";
+    }
+    return "?";
+}
+
+const char * name_of(QkNorm v) {
+    switch (v) {
+        case QkNorm::IF_PRESENT: return "if_present";
+        case QkNorm::PER_HEAD: return "per_head";
+        case QkNorm::AFTER_ROPE: return "after_rope";
+        case QkNorm::WHOLE: return "whole";
+    }
+    return "?";
+}
+
+const char * name_of(Ffn v) {
+    switch (v) {
+        case Ffn::SWIGLU: return "swiglu";
+        case Ffn::GEGLU: return "geglu";
+        case Ffn::RELU2: return "relu2";
+    }
+    return "?";
+}
+
+const char * name_of(Positions v) {
+    switch (v) {
+        case Positions::ROPE: return "rope";
+        case Positions::ALIBI: return "alibi";
+        case Positions::BY_DEPTH: return "by_depth";
+    }
+    return "?";
+}
+
+const char * name_of(Rope v) {
+    switch (v) {
+        case Rope::NORMAL: return "normal";
+        case Rope::NEOX: return "neox";
+        case Rope::MROPE: return "mrope";
+        case Rope::IMROPE: return "imrope";
+    }
+    return "?";
+}
+
+} // namespace hone::arch
