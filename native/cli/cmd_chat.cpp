@@ -4,7 +4,7 @@
 // With --json: one {"type":"piece","text"} line per piece, then {"type":"done", ...}.
 #include "args.h"
 #include "commands.h"
-#include "json.h"
+#include "hone_json.h"
 #include "stop_signals.h"
 
 #include "hone.h"

@@ -2,7 +2,7 @@
 // (llama_decode with the adapter loaded by llama.cpp's own loader), on the same tokens.
 #include "args.h"
 #include "commands.h"
-#include "json.h"
+#include "hone_json.h"
 #include "model_loader.h"
 
 #include "hone.h"

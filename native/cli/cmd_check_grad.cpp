@@ -5,7 +5,7 @@
 // Bounds: on an F32 base every checked element must satisfy |a - n| <= rtol * |n| + atol
 // (rtol = --bound, default 1e-2). atol is measured, not chosen: each numeric derivative is taken
 // at eps and eps / 2 and their disagreement is the finite difference's own error on this CPU and
-// build (F32 rounding of the loss, truncation); see judge_gradients in engine/gradcheck.h. A
+// build (F32 rounding of the loss, truncation); see judge_gradients in include/hone_tools.h. A
 // fixed per-element bound failed on some CPUs for elements just above the floor, where the
 // rounding of an F32 forward is ~1% of the gradient. On a quantized base MUL_MAT also quantizes
 // its activations (8-bit blocks), so the backward pass (which differentiates the dequantized
@@ -18,14 +18,12 @@
 // test can show that a wrong gradient fails the criterion.
 #include "args.h"
 #include "commands.h"
-#include "json.h"
+#include "hone_json.h"
 #include "model_loader.h"
 
-#include "gradcheck.h"
+#include "hone_tools.h"
 #include "hone.h"
 #include "hone_test.h"
-#include "lora.h"
-#include "model.h"
 
 #include <cmath>
 #include <cstdio>
@@ -66,14 +64,14 @@ int cmd_check_grad(int argc, char ** argv) {
     if (n < 3) return report_error(json, "bad_text", "the text must give at least 3 tokens");
     toks.resize(n);
 
+    hone_model_info info;
+    hone_model_get_info(model, &info);
     hone::GradCheckParams p;
-    p.layers = { 0, model->hp.n_layer - 1 };
+    p.layers = { 0, info.n_layer - 1 };
     p.elements = (int) a.integer("elements", 4);
     p.seed = seed;
     p.eps = (float) a.number("eps", 1e-2);
     p.floor = a.number("floor", 1e-3);
-    hone_model_info info;
-    hone_model_get_info(model, &info);
     const std::string backend = info.backend;
     if (backend != "CPU") {
         // measured on an H200: llama and qwen3 fail here as often as any graph, at 5e-4..1e-3 logit error

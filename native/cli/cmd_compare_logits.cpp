@@ -4,7 +4,7 @@
 // with the adapter; a quantized model against its F32 original (its quantization error).
 #include "args.h"
 #include "commands.h"
-#include "json.h"
+#include "hone_json.h"
 
 #include "hone.h"
 

@@ -4,9 +4,9 @@
 // block in parallel, streamed to disk so a multi-GB model never sits in memory whole.
 #include "args.h"
 #include "commands.h"
-#include "json.h"
+#include "hone_json.h"
 
-#include "arch/arch.h"
+#include "hone_arch.h"
 
 #include "ggml.h"
 #include "gguf.h"
@@ -69,14 +69,18 @@ std::vector<TensorPlan> plan(const Spec & s) {
     auto v = [&](const std::string & name, int64_t ne0, float std) { t.push_back({ name, ne0, 1, GGML_TYPE_F32, std }); };
     w("token_embd.weight", "token_embd", 0, s.n_embd, s.n_vocab);
     v("output_norm.weight", s.n_embd, 0.0f);
+    if (s.desc->norm_kind == hone::arch::NormKind::LAYER) v("output_norm.bias", s.n_embd, sd);
     if (!s.tied && !s.desc->always_tied) w("output.weight", "output", 0, s.n_embd, s.n_vocab);
+    if (s.desc->tensors.output_bias) v("output.bias", s.n_vocab, sd);
     using namespace hone::arch;
     const Desc & d = *s.desc;
     const bool pre = d.norms != Norms::POST, post = d.norms == Norms::POST || d.norms == Norms::SANDWICH;
     const bool whole = d.qk_norm == QkNorm::WHOLE;
     for (int il = 0; il < s.n_layer; il++) {
         auto n = [&](const std::string & x) { return "blk." + std::to_string(il) + "." + x; };
+        const bool layer_norm = d.norm_kind == NormKind::LAYER; // LayerNorms have biases
         if (pre) v(n("attn_norm.weight"), s.n_embd, 0.0f);
+        if (pre && layer_norm) v(n("attn_norm.bias"), s.n_embd, sd);
         if (d.tensors.fused_qkv) {
             w(n("attn_qkv.weight"), "attn_qkv", il, s.n_embd, q + 2 * kv);
             if (d.tensors.qkv_bias) v(n("attn_qkv.bias"), q + 2 * kv, sd);
@@ -100,16 +104,19 @@ std::vector<TensorPlan> plan(const Spec & s) {
             v(n("post_attention_norm" + d.tensors.post_norm_suffix), s.n_embd, 0.0f);
             v(n("post_ffw_norm" + d.tensors.post_norm_suffix), s.n_embd, 0.0f);
         }
-        if (pre && d.norms != Norms::PARALLEL) v(n(d.tensors.ffn_norm), s.n_embd, 0.0f);
+        if (pre && d.norms != Norms::PARALLEL) {
+            v(n(d.tensors.ffn_norm), s.n_embd, 0.0f);
+            if (layer_norm) v(n(d.tensors.ffn_norm.substr(0, d.tensors.ffn_norm.rfind(".weight")) + ".bias"), s.n_embd, sd);
+        }
         if (d.tensors.fused_gate_up) {
             w(n("ffn_up.weight"), "ffn_up", il, s.n_embd, 2 * s.n_ff); // gate and up in one
         } else {
-            if (d.ffn != Ffn::RELU2) w(n("ffn_gate.weight"), "ffn_gate", il, s.n_embd, s.n_ff); // Arcee: relu^2, no gate
+            if (d.ffn != Ffn::RELU2 && d.ffn != Ffn::GELU) w(n("ffn_gate.weight"), "ffn_gate", il, s.n_embd, s.n_ff); // relu^2, GELU: no gate
             w(n("ffn_up.weight"), "ffn_up", il, s.n_embd, s.n_ff);
         }
         w(n("ffn_down.weight"), "ffn_down", il, s.n_ff, s.n_embd);
-        if (s.ffn_biases) {
-            if (!d.tensors.fused_gate_up) v(n("ffn_gate.bias"), s.n_ff, sd);
+        if (s.ffn_biases || d.tensors.ffn_bias) {
+            if (!d.tensors.fused_gate_up && d.ffn != Ffn::RELU2 && d.ffn != Ffn::GELU) v(n("ffn_gate.bias"), s.n_ff, sd);
             v(n("ffn_up.bias"), d.tensors.fused_gate_up ? 2 * s.n_ff : s.n_ff, sd);
             v(n("ffn_down.bias"), s.n_embd, sd);
         }
@@ -155,7 +162,9 @@ std::string cannot_write(const hone::arch::Desc & d) {
     if (d.embeddings_skip || d.norms == hone::arch::Norms::WEIGHTLESS) return "weightless norms and embedding skips";
     if (d.tensors.sinks_required || d.window.layout == hone::arch::Windows::PATTERN) return "attention sinks and per-layer window patterns";
     for (const hone::arch::RequiredKey & k : d.required_keys) {
-        if (k.name != "rope.dimension_sections" && !(k.name == "logit_scale" && d.scales == hone::arch::Scales::GRANITE)) return "the key " + k.name;
+        const bool written = k.name == "rope.dimension_sections" || k.type == hone::arch::KeyType::BOOL ||
+                             (k.name == "logit_scale" && d.scales == hone::arch::Scales::GRANITE);
+        if (!written) return "the key " + k.name;
     }
     return "";
 }
@@ -255,6 +264,10 @@ int cmd_make_model(int argc, char ** argv) {
         }
         gguf_set_val_u32(g, (A + kv.name).c_str(), (uint32_t) std::stoul(kv.value));
     }
+    for (const hone::arch::RequiredKey & k : s.desc->required_keys) {
+        if (k.type == hone::arch::KeyType::BOOL) gguf_set_val_bool(g, (A + k.name).c_str(), true); // e.g. GPT-NeoX's parallel residual
+    }
+    if (s.desc->norm_kind == hone::arch::NormKind::LAYER) gguf_set_val_f32(g, (A + "attention.layer_norm_epsilon").c_str(), s.desc->typical_norm_eps);
     gguf_set_val_f32(g, (A + "rope.freq_base").c_str(), s.desc->typical_rope_base);
     gguf_set_val_f32(g, (A + "attention.layer_norm_rms_epsilon").c_str(), s.desc->typical_norm_eps);
     if (s.desc->scales == hone::arch::Scales::GRANITE) {

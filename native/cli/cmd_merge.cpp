@@ -4,7 +4,7 @@
 // then {"type":"merged"} (or {"type":"error"}).
 #include "args.h"
 #include "commands.h"
-#include "json.h"
+#include "hone_json.h"
 #include "stop_signals.h"
 
 #include "hone.h"
@@ -16,10 +16,12 @@ namespace {
 
 struct MergeEvents {
     bool json;
+    int32_t cancel_after; // --test-cancel-after: answer "cancel" after this many tensors (< 0: never)
 };
 
 bool on_progress(const hone_merge_progress * p, void * ud) {
-    const bool json = static_cast<MergeEvents *>(ud)->json;
+    const MergeEvents & ev = *static_cast<MergeEvents *>(ud);
+    const bool json = ev.json;
     if (json) {
         printf("%s\n", JsonObject().str("type", "merge-progress").integer("done", p->done).integer("total", p->total)
             .str("tensor", p->tensor).boolean("merged", p->merged).dump().c_str());
@@ -27,6 +29,7 @@ bool on_progress(const hone_merge_progress * p, void * ud) {
     } else if (p->merged || p->done == p->total) {
         fprintf(stderr, "\r%d/%d tensors%s", p->done, p->total, p->done == p->total ? "\n" : "");
     }
+    if (ev.cancel_after >= 0 && p->done >= ev.cancel_after && p->done < p->total) return false;
     return stop_request() == HONE_TRAIN_CONTINUE;
 }
 
@@ -52,8 +55,7 @@ int cmd_merge(int argc, char ** argv) {
     p.type = type.empty() ? nullptr : type.c_str();
     p.scale = (float) a.number("scale", 1.0);
     p.n_threads = (int) a.integer("threads", 0);
-    p.test_cancel_after = (int32_t) a.integer("test-cancel-after", -1);
-    MergeEvents ev{ json };
+    MergeEvents ev{ json, (int32_t) a.integer("test-cancel-after", -1) };
     hone_merge_callbacks cb{ on_progress, on_note, &ev };
     hone_merge_result r{};
     hone_error err{};

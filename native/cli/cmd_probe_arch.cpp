@@ -6,10 +6,9 @@
 // every architecture of the pinned release (native/scripts/scan-architectures.mjs).
 #include "args.h"
 #include "commands.h"
-#include "json.h"
+#include "hone_json.h"
 
-#include "arch_scan.h"
-#include "backend_registry.h"
+#include "hone_tools.h"
 
 #include "ggml.h"
 #include "gguf.h"

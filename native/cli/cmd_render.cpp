@@ -3,7 +3,7 @@
 // the text, tokens, token pieces and loss mask. For checking templates and masks by hand.
 #include "args.h"
 #include "commands.h"
-#include "json.h"
+#include "hone_json.h"
 
 #include "hone.h"
 

@@ -2,9 +2,9 @@
 // of them ggml cannot differentiate (docs/architectures.md is built from this).
 #include "args.h"
 #include "commands.h"
-#include "json.h"
+#include "hone_json.h"
 
-#include "arch_scan.h"
+#include "hone_tools.h"
 
 #include <cstdio>
 

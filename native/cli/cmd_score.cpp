@@ -7,7 +7,7 @@
 // another runtime's logits are compared with (native/scripts/peft-check.py).
 #include "args.h"
 #include "commands.h"
-#include "json.h"
+#include "hone_json.h"
 #include "model_loader.h"
 #include "train_data.h"
 

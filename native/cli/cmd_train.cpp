@@ -5,7 +5,7 @@
 // files and renamed, so a failed run leaves nothing half-written behind.
 #include "args.h"
 #include "commands.h"
-#include "json.h"
+#include "hone_json.h"
 #include "stop_signals.h"
 #include "train_config.h"
 #include "run_json.h"

@@ -7,6 +7,7 @@ int cmd_make_model(int argc, char ** argv);
 int cmd_check_forward(int argc, char ** argv);
 int cmd_check_grad(int argc, char ** argv);
 int cmd_scan(int argc, char ** argv);
+int cmd_architectures(int argc, char ** argv);
 int cmd_probe_arch(int argc, char ** argv);
 int cmd_render(int argc, char ** argv);
 int cmd_score(int argc, char ** argv);

@@ -1,7 +1,7 @@
 // hone-train: the engine without Node, for headless runs, GPU boxes and benchmarks.
 #include "args.h"
 #include "commands.h"
-#include "json.h"
+#include "hone_json.h"
 
 #include <cstdio>
 #include <cstring>
@@ -20,9 +20,11 @@ static const char * USAGE =
     "             [--dry-run (ops.json + memory plan, nothing trained) --profile (per-op times) --memory-limit 8G]\n"
     "  hone-train --resume DIR/checkpoints/STEP [--out DIR --threads N --json ...]\n"
     "             (Ctrl-C: finish the step, checkpoint, exit 0; twice: stop after the micro-batch)\n"
-    "  hone-train make-model --arch llama|qwen2|qwen3|olmo2|exaone4 --embd N --layers N --heads N --kv-heads N --ff N\n"
-    "             [--head-dim N] --vocab-from VOCAB.gguf [--type f32|f16|q8_0|q4_k_m] [--tied]\n"
-    "             [--chat-template-file T.jinja] [--as-arch NAME] --out M.gguf\n"
+    "  hone-train make-model --arch NAME --embd N --layers N --heads N --kv-heads N --ff N\n"
+    "             [--head-dim N] --vocab-from VOCAB.gguf [--type f32|f16|q8_0|q4_k_m] [--tied] [--ffn-biases]\n"
+    "             [--chat-template-file T.jinja] [--kv name=N,...] --out M.gguf\n"
+    "             (any trainable architecture in its description's layout; see `architectures`)\n"
+    "  hone-train architectures [--json]   (the trainable architectures and what each is)\n"
     "  hone-train check-forward --model M.gguf [--adapter A.gguf | --perturb-b SIGMA] --text \"...\" [--backend B --gpu-precision P] [--json]\n"
     "  hone-train check-grad --model M.gguf [--adapter A.gguf] [--targets ...] [--elements 4 --seed 1 --eps 1e-2\n"
     "             --bound 1e-2 --floor 1e-3 --perturb-b 0.05 --text \"...\"] [--json]\n"
@@ -87,6 +89,7 @@ int main(int argc, char ** argv) {
         if (argc >= 2 && !strcmp(argv[1], "probe-arch")) return cmd_probe_arch(argc, argv);
         if (argc >= 2 && !strcmp(argv[1], "check-grad")) return cmd_check_grad(argc, argv);
         if (argc >= 2 && !strcmp(argv[1], "scan")) return cmd_scan(argc, argv);
+        if (argc >= 2 && !strcmp(argv[1], "architectures")) return cmd_architectures(argc, argv);
         if (argc >= 2 && !strcmp(argv[1], "render")) return cmd_render(argc, argv);
         if (argc >= 2 && !strcmp(argv[1], "score")) return cmd_score(argc, argv);
         if (argc >= 2 && !strcmp(argv[1], "merge")) return cmd_merge(argc, argv);

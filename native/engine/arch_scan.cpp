@@ -1,4 +1,4 @@
-#include "arch_scan.h"
+#include "hone_tools.h"
 
 #include "backend_registry.h"
 
@@ -21,7 +21,7 @@ namespace hone {
 static const std::set<std::string> & ops_with_backward() {
     static const std::set<std::string> s = {
         "NONE", "DUP", "ADD", "ADD1", "ACC", "SUB", "MUL", "DIV", "SQR", "SQRT", "LOG", "SIN", "COS", "SUM", "SUM_ROWS",
-        "MEAN", "REPEAT", "REPEAT_BACK", "RMS_NORM", "MUL_MAT", "SCALE", "SET", "CPY", "CONT", "RESHAPE", "VIEW", "PERMUTE",
+        "MEAN", "REPEAT", "REPEAT_BACK", "RMS_NORM", "NORM" /* Hone patch 0006 */, "MUL_MAT", "SCALE", "SET", "CPY", "CONT", "RESHAPE", "VIEW", "PERMUTE",
         "TRANSPOSE", "GET_ROWS", "DIAG_MASK_INF", "DIAG_MASK_ZERO", "SOFT_MAX", "ROPE", "IM2COL", "POOL_2D", "WIN_PART",
         "WIN_UNPART", "CROSS_ENTROPY_LOSS",
         // UNARY sub-ops (GELU and TANH: Hone patch 0005)

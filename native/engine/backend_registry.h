@@ -3,12 +3,11 @@
 #pragma once
 
 #include "ggml-backend.h"
+#include "hone_tools.h"
 
 namespace hone {
 
-// Loads the backend libraries once when none is registered yet (a GGML_BACKEND_DL build): from
-// $HONE_BACKEND_DIR, else the folder of the module holding the engine (hone.node or hone-train).
-void ensure_backends();
+// ensure_backends() is exported to the tools (hone_tools.h).
 
 // A CPU backend through ggml's registry (no link to ggml-cpu, which a DL build loads at run time).
 ggml_backend_t cpu_backend_init(int n_threads);

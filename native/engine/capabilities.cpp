@@ -5,7 +5,7 @@
 
 #include "backend_registry.h"
 #include "model.h"
-#include "json.h"
+#include "hone_json.h"
 #include "process_memory.h"
 
 #include "ggml-backend.h"

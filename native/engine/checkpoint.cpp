@@ -3,6 +3,7 @@
 #include "error.h"
 #include "lora.h"
 #include "model.h"
+#include "optimizer.h"
 #include "schedule.h"
 
 #include "gguf.h"
@@ -93,26 +94,26 @@ json encode_state(const hone_train_params & p, const RunPosition & pos, int64_t 
     };
 }
 
-static json state_json(const hone_trainer & tr) {
+static json state_json(const CheckpointState & st) {
     char targets[256];
-    hone_format_targets(tr.adapter->params.targets, targets, sizeof(targets));
-    json config = json::parse(tr.run_config, nullptr, false);
-    if (config.is_discarded()) config = tr.run_config; // not JSON: kept as a string
-    const json adapter = { { "rank", tr.adapter->params.rank }, { "alpha", tr.adapter->params.alpha }, { "targets", targets }, { "file", "adapter.gguf" } };
-    return encode_state(tr.p, tr.pos, tr.opt.updates, tr.resumed_data, model_identity(*tr.model), adapter, config);
+    hone_format_targets(st.adapter.params.targets, targets, sizeof(targets));
+    json config = json::parse(st.run_config, nullptr, false);
+    if (config.is_discarded()) config = st.run_config; // not JSON: kept as a string
+    const json adapter = { { "rank", st.adapter.params.rank }, { "alpha", st.adapter.params.alpha }, { "targets", targets }, { "file", "adapter.gguf" } };
+    return encode_state(st.params, st.pos, st.opt.updates, st.data, model_identity(st.model), adapter, config);
 }
 
-static void write_optimizer(const hone_trainer & tr, const fs::path & path) {
-    const bool with_grads = tr.pos.micro > 0;
+static void write_optimizer(const CheckpointState & st, const fs::path & path) {
+    const bool with_grads = st.pos.micro > 0;
     size_t bytes = 0, n = 0;
-    for (const AdamW::Slot & s : tr.opt.slots()) { bytes += ggml_nbytes(s.param) * (with_grads ? 3 : 2); n += with_grads ? 3 : 2; }
+    for (const AdamW::Slot & s : st.opt.slots()) { bytes += ggml_nbytes(s.param) * (with_grads ? 3 : 2); n += with_grads ? 3 : 2; }
     ggml_context * host = ggml_init({ bytes + ggml_tensor_overhead() * (n + 1), nullptr, false });
     gguf_context * g = gguf_init_empty();
     gguf_set_val_str(g, "general.type", "hone-optimizer-state");
-    gguf_set_val_u64(g, "hone.optimizer.updates", (uint64_t) tr.opt.updates);
-    gguf_set_val_u64(g, "hone.step", (uint64_t) tr.pos.step);
-    gguf_set_val_u32(g, "hone.micro_batch", (uint32_t) tr.pos.micro);
-    for (const AdamW::Slot & s : tr.opt.slots()) {
+    gguf_set_val_u64(g, "hone.optimizer.updates", (uint64_t) st.opt.updates);
+    gguf_set_val_u64(g, "hone.step", (uint64_t) st.pos.step);
+    gguf_set_val_u32(g, "hone.micro_batch", (uint32_t) st.pos.micro);
+    for (const AdamW::Slot & s : st.opt.slots()) {
         std::vector<ggml_tensor *> ts = { s.m, s.v };
         if (with_grads) ts.push_back(s.grad);
         for (ggml_tensor * t : ts) {
@@ -135,8 +136,8 @@ static void write_text(const fs::path & path, const std::string & text) {
     if (!f) fail(HONE_E_IO, "%s: cannot write (disk full or no permission?)", path.string().c_str());
 }
 
-std::string save_checkpoint(hone_trainer & tr, const std::string & root_s) {
-    const fs::path root(root_s), final_dir = root / checkpoint_name(tr.pos);
+std::string save_checkpoint(const CheckpointState & st, const std::string & root_s) {
+    const fs::path root(root_s), final_dir = root / checkpoint_name(st.pos);
     fs::path tmp = final_dir;
     tmp += ".tmp";
     std::error_code ec;
@@ -148,9 +149,9 @@ std::string save_checkpoint(hone_trainer & tr, const std::string & root_s) {
     try {
         hone_error err{};
         const std::string adapter = (tmp / "adapter.gguf").string();
-        if (hone_adapter_save(tr.adapter, adapter.c_str(), &err) != HONE_OK) fail((hone_status) err.code, "%s", err.message);
-        write_optimizer(tr, tmp / "optimizer.gguf");
-        write_text(tmp / "state.json", state_json(tr).dump(2) + "\n");
+        if (hone_adapter_save(&st.adapter, adapter.c_str(), &err) != HONE_OK) fail((hone_status) err.code, "%s", err.message);
+        write_optimizer(st, tmp / "optimizer.gguf");
+        write_text(tmp / "state.json", state_json(st).dump(2) + "\n");
         for (const char * f : { "adapter.gguf", "optimizer.gguf", "state.json" }) sync_path(tmp / f);
         sync_path(tmp);
     } catch (...) {
@@ -233,10 +234,10 @@ json read_state(const std::string & dir_s) {
 
 // Fails, naming both, when the base model is not the one the checkpoint was trained on (a
 // checkpoint from before fingerprints were kept has no "model": nothing to compare).
-static void check_same_model(const json & s, const hone_trainer & tr, const std::string & dir) {
+static void check_same_model(const json & s, const CheckpointState & st, const std::string & dir) {
     if (!s.contains("model")) return;
     const json & saved = s.at("model");
-    const json now = model_identity(*tr.model);
+    const json now = model_identity(st.model);
     if (saved.at("size") == now.at("size") && saved.at("fingerprint") == now.at("fingerprint")) return;
     fail(HONE_E_INVALID_ARG, "%s: the base model changed since this checkpoint: %s now (%s bytes, fingerprint %s), %s (%s bytes, %s) when it was written",
          dir.c_str(), now.at("path").get<std::string>().c_str(), now.at("size").dump().c_str(), now.at("fingerprint").get<std::string>().c_str(),
@@ -244,28 +245,28 @@ static void check_same_model(const json & s, const hone_trainer & tr, const std:
 }
 
 // The adapter params a checkpoint was written with, against the trainer's (tensor shapes).
-static std::string compare_adapter(const json & s, const hone_trainer & tr) {
+static std::string compare_adapter(const json & s, const CheckpointState & st) {
     std::string problems;
     const json & ad = s.at("adapter");
     char targets[256];
-    hone_format_targets(tr.adapter->params.targets, targets, sizeof(targets));
-    if (ad.at("rank").get<int>() != tr.adapter->params.rank) problems += strfmt("\n  LoRA rank: %d now, %d in the checkpoint", tr.adapter->params.rank, ad.at("rank").get<int>());
-    if (ad.at("alpha").get<float>() != tr.adapter->params.alpha) problems += strfmt("\n  LoRA alpha: %g now, %g in the checkpoint", tr.adapter->params.alpha, ad.at("alpha").get<float>());
+    hone_format_targets(st.adapter.params.targets, targets, sizeof(targets));
+    if (ad.at("rank").get<int>() != st.adapter.params.rank) problems += strfmt("\n  LoRA rank: %d now, %d in the checkpoint", st.adapter.params.rank, ad.at("rank").get<int>());
+    if (ad.at("alpha").get<float>() != st.adapter.params.alpha) problems += strfmt("\n  LoRA alpha: %g now, %g in the checkpoint", st.adapter.params.alpha, ad.at("alpha").get<float>());
     if (ad.at("targets").get<std::string>() != targets) problems += strfmt("\n  LoRA targets: %s now, %s in the checkpoint", targets, ad.at("targets").get<std::string>().c_str());
     return problems;
 }
 
 // Mismatches between the checkpoint's train/adapter params and the trainer's.
-static std::string compare_params(const json & s, const hone_trainer & tr) {
+static std::string compare_params(const json & s, const CheckpointState & st) {
     std::string problems;
-    const json now = params_json(tr.p), & saved = s.at("train_params");
+    const json now = params_json(st.params), & saved = s.at("train_params");
     for (auto it = now.begin(); it != now.end(); ++it) {
         if (!saved.contains(it.key())) { problems += strfmt("\n  %s: missing in the checkpoint", it.key().c_str()); continue; }
         const json & a = saved.at(it.key()), & b = it.value();
         const bool same = a.is_number() && b.is_number() ? (float) a.get<double>() == (float) b.get<double>() : a == b;
         if (!same) problems += strfmt("\n  %s: %s now, %s in the checkpoint", it.key().c_str(), b.dump().c_str(), a.dump().c_str());
     }
-    return problems + compare_adapter(s, tr);
+    return problems + compare_adapter(s, st);
 }
 
 // Copies the named F32 tensors of a GGUF file into `dst` (name -> tensor), checking shapes.
@@ -321,10 +322,10 @@ DataIdentity decode_data(const json & s) {
 }
 
 // The adapter and AdamW's moments (and, mid-step, the partial gradient) into the trainer.
-static void load_state_tensors(hone_trainer & tr, const fs::path & dir, bool with_grads) {
+static void load_state_tensors(const CheckpointState & st, const fs::path & dir, bool with_grads) {
     std::vector<ggml_tensor *> adapter, opt;
-    for (auto & p : tr.adapter->pairs) { adapter.push_back(p.a); adapter.push_back(p.b); }
-    for (const AdamW::Slot & s : tr.opt.slots()) {
+    for (auto & p : st.adapter.pairs) { adapter.push_back(p.a); adapter.push_back(p.b); }
+    for (const AdamW::Slot & s : st.opt.slots()) {
         opt.push_back(s.m);
         opt.push_back(s.v);
         if (with_grads) opt.push_back(s.grad);
@@ -333,50 +334,50 @@ static void load_state_tensors(hone_trainer & tr, const fs::path & dir, bool wit
     load_tensors(dir / "optimizer.gguf", opt);
 }
 
-void load_checkpoint(hone_trainer & tr, const std::string & dir_s) {
+void load_checkpoint(const CheckpointState & st, const std::string & dir_s) {
     const fs::path dir(dir_s);
     const json s = read_state(dir_s);
     try {
-        check_same_model(s, tr, dir_s);
-        const std::string problems = compare_params(s, tr);
+        check_same_model(s, st, dir_s);
+        const std::string problems = compare_params(s, st);
         if (!problems.empty()) {
             fail(HONE_E_INVALID_ARG, "%s: this checkpoint was written with other settings (a resumed run keeps them):%s", dir_s.c_str(), problems.c_str());
         }
         const RunPosition pos = decode_position(s);
-        const int n_micro = tr.p.n_batch / tr.p.n_ubatch;
+        const int n_micro = st.params.n_batch / st.params.n_ubatch;
         if (pos.step < 0 || pos.micro < 0 || pos.micro >= n_micro) fail(HONE_E_FORMAT, "%s: position step %lld, micro-batch %d is invalid", dir_s.c_str(), (long long) pos.step, pos.micro);
         const DataIdentity id = decode_data(s);
         const int64_t updates = decode_updates(s);
-        load_state_tensors(tr, dir, pos.micro > 0);
-        tr.pos = pos;
-        tr.opt.updates = updates;
-        tr.resumed_data = id;
+        load_state_tensors(st, dir, pos.micro > 0);
+        st.pos = pos;
+        st.opt.updates = updates;
+        st.data = id;
     } catch (const json::exception & e) {
         fail(HONE_E_FORMAT, "%s: state.json is missing a field or has a wrong type (%s)", (dir / "state.json").string().c_str(), e.what());
     }
 }
 
-void continue_from_checkpoint(hone_trainer & tr, const std::string & dir_s) {
+void continue_from_checkpoint(const CheckpointState & st, const std::string & dir_s) {
     const fs::path dir(dir_s);
     const json s = read_state(dir_s);
     try {
-        check_same_model(s, tr, dir_s);
-        const std::string problems = compare_adapter(s, tr);
+        check_same_model(s, st, dir_s);
+        const std::string problems = compare_adapter(s, st);
         if (!problems.empty()) fail(HONE_E_INVALID_ARG, "%s: a continued run keeps its adapter's shape:%s", dir_s.c_str(), problems.c_str());
         const RunPosition saved = decode_position(s);
         if (saved.micro != 0) {
             fail(HONE_E_INVALID_ARG, "%s: paused in the middle of a step: resume it to finish the step before continuing", dir_s.c_str());
         }
         const int64_t updates = decode_updates(s);
-        load_state_tensors(tr, dir, false);
+        load_state_tensors(st, dir, false);
         RunPosition pos;
         pos.step = pos.segment_start = saved.step;
         pos.segment = saved.segment + 1;
         pos.tokens = saved.tokens;
         pos.elapsed_s = saved.elapsed_s;
-        tr.pos = pos;
-        tr.opt.updates = updates; // AdamW's bias correction goes on
-        tr.resumed_data = DataIdentity{}; // a new segment may train on other data
+        st.pos = pos;
+        st.opt.updates = updates; // AdamW's bias correction goes on
+        st.data = DataIdentity{}; // a new segment may train on other data
     } catch (const json::exception & e) {
         fail(HONE_E_FORMAT, "%s: state.json is missing a field or has a wrong type (%s)", (dir / "state.json").string().c_str(), e.what());
     }

@@ -8,7 +8,8 @@
 // at any moment leaves complete checkpoints and, at worst, a stale .tmp folder.
 #pragma once
 
-#include "trainer.h"
+#include "hone.h"
+#include "run_position.h"
 
 #include <nlohmann/json.hpp>
 
@@ -16,17 +17,32 @@
 
 namespace hone {
 
-// Writes tr's current state under root; returns the checkpoint's folder.
-std::string save_checkpoint(hone_trainer & tr, const std::string & root);
+class AdamW;
+
+// What a checkpoint holds and fills: the adapter, the optimizer, where the run stands and the
+// data it trains on; the base model, the train params and the caller's config identify the
+// run (written, and compared on load).
+struct CheckpointState {
+    hone_adapter & adapter;
+    AdamW & opt;
+    RunPosition & pos;
+    DataIdentity & data;
+    const hone_model & model;
+    const hone_train_params & params;
+    const std::string & run_config;
+};
+
+// Writes the current state under root; returns the checkpoint's folder.
+std::string save_checkpoint(const CheckpointState & st, const std::string & root);
 
 // Loads a checkpoint into a freshly built trainer, after checking that its params, adapter
 // shape and tensors match (every mismatch in one error).
-void load_checkpoint(hone_trainer & tr, const std::string & dir);
+void load_checkpoint(const CheckpointState & st, const std::string & dir);
 
 // Starts a new schedule segment from a checkpoint at a step boundary: the adapter, the AdamW
 // moments and update count carry over; the step count goes on from the checkpoint's, while the
 // trainer's own params (steps or epochs, schedule, warm-up, data) describe the new segment.
-void continue_from_checkpoint(hone_trainer & tr, const std::string & dir);
+void continue_from_checkpoint(const CheckpointState & st, const std::string & dir);
 
 // Keeps the newest `keep` checkpoints under root (0: all) and removes stale temporary folders.
 void prune_checkpoints(const std::string & root, int keep);

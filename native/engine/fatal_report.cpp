@@ -1,6 +1,6 @@
 #include "fatal_report.h"
 
-#include "json.h"
+#include "hone_json.h"
 
 #include "ggml-backend.h"
 #include "ggml.h"

@@ -166,6 +166,13 @@ float gguf_f32(const gguf_context * ctx, const std::string & key, float def) {
     }
 }
 
+bool gguf_bool(const gguf_context * ctx, const std::string & key, bool def) {
+    const int64_t id = gguf_find_key(ctx, key.c_str());
+    if (id < 0) return def;
+    if (gguf_get_kv_type(ctx, id) == GGUF_TYPE_BOOL) return gguf_get_val_bool(ctx, id);
+    return gguf_u32(ctx, key, true) != 0; // an integer flag, as some converters write it
+}
+
 std::string gguf_str(const gguf_context * ctx, const std::string & key, const std::string & def) {
     const int64_t id = gguf_find_key(ctx, key.c_str());
     if (id < 0 || gguf_get_kv_type(ctx, id) != GGUF_TYPE_STRING) return def;

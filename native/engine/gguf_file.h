@@ -45,6 +45,7 @@ std::string hex64(uint64_t v);
 // Typed key lookups that accept any integer width; `required` keys throw when missing.
 uint32_t gguf_u32(const gguf_context * ctx, const std::string & key, bool required, uint32_t def = 0);
 float    gguf_f32(const gguf_context * ctx, const std::string & key, float def);
+bool     gguf_bool(const gguf_context * ctx, const std::string & key, bool def);
 std::string gguf_str(const gguf_context * ctx, const std::string & key, const std::string & def = "");
 
 } // namespace hone

@@ -1,4 +1,4 @@
-#include "gradcheck.h"
+#include "hone_tools.h"
 
 #include "error.h"
 #include "graph.h"

@@ -99,10 +99,20 @@ static ggml_tensor * tag(ggml_tensor * t, const char * what, int il) {
 
 static ggml_tensor * add_bias(ggml_context * ctx, ggml_tensor * x, ggml_tensor * b) { return b ? ggml_add(ctx, x, b) : x; }
 
-// RMS norm times its weight; Talkie's norms have none.
-static ggml_tensor * rms(ggml_context * ctx, ggml_tensor * x, ggml_tensor * w, float eps) {
-    ggml_tensor * n = ggml_rms_norm(ctx, x, eps);
-    return w ? ggml_mul(ctx, n, w) : n;
+// The architecture's norm (RMS or LayerNorm) times its weight plus its bias (Talkie's norms
+// have no weight; only LayerNorms have biases).
+static ggml_tensor * norm(ggml_context * ctx, const Hparams & hp, ggml_tensor * x, ggml_tensor * w, ggml_tensor * b = nullptr) {
+    ggml_tensor * n = hp.desc->norm_kind == arch::NormKind::LAYER ? ggml_norm(ctx, x, hp.norm_eps) : ggml_rms_norm(ctx, x, hp.norm_eps);
+    if (w) n = ggml_mul(ctx, n, w);
+    return b ? ggml_add(ctx, n, b) : n;
+}
+
+// GELU's tanh form; `smooth`: built from TANH and products, 0.5 g (1 + tanh(c (g + a g^3))), the
+// function ggml's GELU tabulates (the gradient check's finite differences need it smooth).
+static ggml_tensor * gelu(ggml_context * ctx, ggml_tensor * g, bool smooth) {
+    if (!smooth) return ggml_gelu(ctx, g);
+    ggml_tensor * inner = ggml_mul(ctx, g, ggml_scale_bias(ctx, ggml_sqr(ctx, g), 0.7978845608f * 0.044715f, 0.7978845608f));
+    return ggml_mul(ctx, g, ggml_scale_bias(ctx, ggml_tanh(ctx, inner), 0.5f, 0.5f));
 }
 
 // [hd, heads, T*B] -> [hd, T, heads, B] (a view; rows stay contiguous).
@@ -131,7 +141,7 @@ struct LayerCtx {
     SharedProducts & shared;
     int T, B, il;
     ggml_tensor * mm(ggml_tensor * w, ggml_tensor * x) const { return lora_mm(ctx, ad, w, x, shared); }
-    ggml_tensor * norm(ggml_tensor * x, ggml_tensor * w) const { return rms(ctx, x, w, m.hp.rms_eps); }
+    ggml_tensor * norm(ggml_tensor * x, ggml_tensor * w) const { return hone::norm(ctx, m.hp, x, w); }
 };
 
 // RoPE as llama.cpp runs it without YaRN: ext_factor 0, attn_factor 1, beta 32/1; per-layer
@@ -232,13 +242,13 @@ static ggml_tensor * ffn(const LayerCtx & c, ggml_tensor * x) {
     const arch::Ffn kind = c.m.hp.desc->ffn;
     if (kind == arch::Ffn::RELU2) {
         cur = ggml_sqr(ctx, ggml_relu(ctx, up));
+    } else if (kind == arch::Ffn::GELU) {
+        cur = gelu(ctx, up, c.in.smooth_gelu);
     } else if (L.ffn_gate) {
         ggml_tensor * gate = tag(add_bias(ctx, c.mm(L.ffn_gate, x), L.b_gate), "ffn_gate", il);
         // SwiGLU (GEGLU for Gemma) as llama.cpp builds it; the backward recomputes the activation
         if (kind == arch::Ffn::GEGLU && c.in.smooth_gelu) {
-            // 0.5 g (1 + tanh(c (g + a g^3))): the function ggml's GELU tabulates
-            ggml_tensor * inner = ggml_mul(ctx, gate, ggml_scale_bias(ctx, ggml_sqr(ctx, gate), 0.7978845608f * 0.044715f, 0.7978845608f));
-            cur = ggml_mul(ctx, ggml_mul(ctx, gate, ggml_scale_bias(ctx, ggml_tanh(ctx, inner), 0.5f, 0.5f)), up);
+            cur = ggml_mul(ctx, gelu(ctx, gate, true), up);
         } else {
             cur = kind == arch::Ffn::GEGLU ? ggml_geglu_split(ctx, gate, up) : ggml_swiglu_split(ctx, gate, up);
         }
@@ -263,33 +273,39 @@ ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone
     const bool weightless = d.norms == arch::Norms::WEIGHTLESS;
     auto residual = [&](ggml_tensor * x) { return hp.residual_scale != 0.0f ? ggml_scale(ctx, x, hp.residual_scale) : x; };
     // OLMo 2 and EXAONE 4 have no pre-norms (norms after instead); Talkie's have no weights.
-    auto pre_norm = [&](ggml_tensor * x, ggml_tensor * w, const char * what, int il) {
-        return w || weightless ? tag(rms(ctx, x, w, hp.rms_eps), what, il) : x;
+    auto pre_norm = [&](ggml_tensor * x, ggml_tensor * w, ggml_tensor * b, const char * what, int il) {
+        return w || weightless ? tag(norm(ctx, hp, x, w, b), what, il) : x;
     };
 
     SharedProducts shared;
     ggml_tensor * inpL = ggml_get_rows(ctx, m.tok_embd, in.tokens);
     if (hp.embedding_scale != 0.0f) inpL = ggml_scale(ctx, inpL, hp.embedding_scale);
-    if (d.embeddings_skip) inpL = ggml_rms_norm(ctx, inpL, hp.rms_eps);
+    if (d.embeddings_skip) inpL = ggml_rms_norm(ctx, inpL, hp.norm_eps);
     ggml_tensor * embd = inpL;
     for (int il = 0; il < hp.n_layer; il++) {
         const LayerWeights & L = m.layers[il];
         const LayerCtx c{ ctx, m, ad, in, shared, T, B, il };
-        ggml_tensor * attn_in = pre_norm(inpL, L.attn_norm, "attn_norm", il);
+        ggml_tensor * attn_in = pre_norm(inpL, L.attn_norm, L.attn_norm_b, "attn_norm", il);
         ggml_tensor * attn = attention(c, attn_in);
         if (d.norms == arch::Norms::PARALLEL) {
-            // PLaMo: the FFN reads the attention's input norm and both outputs join the residual
+            // PLaMo, Phi-2: the FFN reads the attention's input norm and both outputs join the residual
             inpL = tag(ggml_add(ctx, ggml_add(ctx, ffn(c, attn_in), attn), inpL), "l_out", il);
+        } else if (hp.parallel_residual) {
+            // GPT-NeoX: the FFN reads its own norm of the layer's input; both join the residual
+            ggml_tensor * out = ffn(c, pre_norm(inpL, L.ffn_norm, L.ffn_norm_b, "ffn_norm", il));
+            inpL = tag(ggml_add(ctx, ggml_add(ctx, out, inpL), attn), "l_out", il);
         } else {
             ggml_tensor * ffn_inp = tag(ggml_add(ctx, residual(attn), inpL), "ffn_inp", il);
-            ggml_tensor * out = ffn(c, pre_norm(ffn_inp, L.ffn_norm, "ffn_norm", il));
+            // StableLM 2 12B has no FFN norm: its FFN reads the attention's normed input
+            ggml_tensor * ffn_in = !L.ffn_norm && d.tensors.ffn_norm_optional ? attn_in : pre_norm(ffn_inp, L.ffn_norm, L.ffn_norm_b, "ffn_norm", il);
+            ggml_tensor * out = ffn(c, ffn_in);
             inpL = tag(ggml_add(ctx, residual(out), ffn_inp), "l_out", il);
         }
         if (L.out_scale) inpL = tag(ggml_add(ctx, inpL, ggml_mul(ctx, embd, L.out_scale)), "l_out_skip", il);
     }
-    ggml_tensor * cur = rms(ctx, inpL, m.output_norm, hp.rms_eps);
+    ggml_tensor * cur = norm(ctx, hp, inpL, m.output_norm, m.output_norm_b);
     if (in.row_mask) cur = ggml_mul(ctx, cur, in.row_mask);
-    ggml_tensor * logits = lora_mm(ctx, ad, m.output, cur, shared);
+    ggml_tensor * logits = add_bias(ctx, lora_mm(ctx, ad, m.output, cur, shared), m.output_b);
     if (hp.final_softcap > 0.0f) {
         logits = ggml_scale(ctx, ggml_tanh(ctx, ggml_scale(ctx, logits, 1.0f / hp.final_softcap)), hp.final_softcap);
     }

@@ -1,4 +1,4 @@
-#include "json.h"
+#include "hone_json.h"
 
 #include <cmath>
 

@@ -1,11 +1,9 @@
 #include "memory_plan.h"
 
 #include "error.h"
-#include "json.h"
-#include "lora.h"
+#include "hone_json.h"
 #include "model.h"
 #include "process_memory.h"
-#include "trainer.h"
 
 #include "backend_registry.h"
 
@@ -17,10 +15,10 @@ static const char * const SYSTEM_POOL = "CPU";
 
 // Host buffers are system memory whichever backend computes in them; a device buffer is
 // the memory of the first non-host backend that can use it.
-static std::string pool_of(const hone_trainer & tr, ggml_backend_buffer_type_t buft) {
+static std::string pool_of(ggml_backend_sched_t sched, ggml_backend_buffer_type_t buft) {
     if (ggml_backend_buft_is_host(buft)) return SYSTEM_POOL;
-    for (int i = 0; i < ggml_backend_sched_get_n_backends(tr.sched); i++) {
-        ggml_backend_t b = ggml_backend_sched_get_backend(tr.sched, i);
+    for (int i = 0; i < ggml_backend_sched_get_n_backends(sched); i++) {
+        ggml_backend_t b = ggml_backend_sched_get_backend(sched, i);
         if (ggml_backend_supports_buft(b, buft)) return ggml_backend_name(b);
     }
     return ggml_backend_buft_name(buft);
@@ -31,20 +29,20 @@ static MemoryPool * find_pool(MemoryPlan & plan, const std::string & name) {
     return nullptr;
 }
 
-MemoryPlan start_memory_plan(const hone_trainer & tr, int64_t limit_bytes) {
+MemoryPlan start_memory_plan(const Backends & backends, int64_t limit_bytes) {
     MemoryPlan plan;
     plan.limit = limit_bytes;
     MemoryPool cpu;
     cpu.name = SYSTEM_POOL;
     cpu.free_bytes = system_available_bytes();
     size_t f = 0, t = 0;
-    ggml_backend_dev_memory(ggml_backend_get_device(tr.model->backends.cpu), &f, &t);
+    ggml_backend_dev_memory(ggml_backend_get_device(backends.cpu), &f, &t);
     cpu.total_bytes = t;
     cpu.baseline = process_memory().own;
     plan.pools.push_back(cpu);
-    ggml_backend_t primary = tr.model->backends.primary;
+    ggml_backend_t primary = backends.primary;
     ggml_backend_dev_t dev = ggml_backend_get_device(primary);
-    if (primary != tr.model->backends.cpu && dev && !ggml_backend_buft_is_host(ggml_backend_get_default_buffer_type(primary))) {
+    if (primary != backends.cpu && dev && !ggml_backend_buft_is_host(ggml_backend_get_default_buffer_type(primary))) {
         MemoryPool gpu;
         gpu.name = ggml_backend_name(primary);
         gpu.dev = dev;
@@ -60,24 +58,22 @@ MemoryPlan start_memory_plan(const hone_trainer & tr, int64_t limit_bytes) {
 // The CPU backend keeps one work buffer per backend instance, grown to the largest graph it
 // computed (quantized OUT_PROD's dequantized rows, MUL_MAT's converted activations, ...).
 // ggml_graph_plan sizes it over the whole graph: an upper bound when the CPU runs only part.
-static uint64_t cpu_work_bytes(const hone_trainer & tr, ggml_backend_t b) {
+static uint64_t cpu_work_bytes(const Backends & backends, const PlanBuffers & buffers, const PlanGraph & g, ggml_backend_t b) {
     bool has_nodes = false;
-    for (int i = 0; i < ggml_graph_n_nodes(tr.gb) && !has_nodes; i++) {
-        ggml_tensor * t = ggml_graph_node(tr.gb, i);
-        has_nodes = ggml_backend_sched_get_tensor_backend(tr.sched, t) == b;
+    for (int i = 0; i < ggml_graph_n_nodes(g.graph) && !has_nodes; i++) {
+        ggml_tensor * t = ggml_graph_node(g.graph, i);
+        has_nodes = ggml_backend_sched_get_tensor_backend(g.sched, t) == b;
     }
     size_t work = 0;
-    if (has_nodes) work = cpu_graph_work_size(tr.gb, tr.model->n_threads);
-    if (b == tr.model->backends.primary) {
-        work = std::max(work, cpu_graph_work_size(tr.opt.step_graph(), tr.model->n_threads));
-        work = std::max(work, cpu_graph_work_size(tr.opt.norm_graph(), tr.model->n_threads));
+    if (has_nodes) work = cpu_graph_work_size(g.graph, g.n_threads);
+    if (b == backends.primary) {
+        for (const ggml_cgraph * og : buffers.optimizer_graphs) work = std::max(work, cpu_graph_work_size(og, g.n_threads));
     }
     return work;
 }
 
-void finish_memory_plan(MemoryPlan & plan, hone_trainer & tr) {
-    hone_model & m = *tr.model;
-    ggml_backend_t primary = m.backends.primary;
+void finish_memory_plan(MemoryPlan & plan, const Backends & backends, const PlanBuffers & buffers, const PlanGraph & g) {
+    ggml_backend_t primary = backends.primary;
     auto add = [&](const char * what, const std::string & backend, const std::string & pool, uint64_t bytes, bool mapped, bool trainer) {
         MemoryItem it;
         it.what = what;
@@ -89,31 +85,29 @@ void finish_memory_plan(MemoryPlan & plan, hone_trainer & tr) {
         plan.items.push_back(it);
     };
     auto buffer = [&](const char * what, ggml_backend_buffer_t buf, bool mapped, bool trainer) {
-        const std::string pool = pool_of(tr, ggml_backend_buffer_get_type(buf));
-        add(what, pool == SYSTEM_POOL ? ggml_backend_name(m.backends.cpu) : pool, pool, ggml_backend_buffer_get_size(buf), mapped, trainer);
+        const std::string pool = pool_of(g.sched, ggml_backend_buffer_get_type(buf));
+        add(what, pool == SYSTEM_POOL ? ggml_backend_name(backends.cpu) : pool, pool, ggml_backend_buffer_get_size(buf), mapped, trainer);
     };
-    buffer("weights", m.buf_w, m.map != nullptr, false);
-    buffer("adapter", tr.adapter->buf, false, false);
-    buffer("gradient_accumulators", tr.buf_accs, false, true);
-    buffer("optimizer_state", tr.buf_state, false, true);
+    buffer("weights", buffers.weights, buffers.weights_mapped, false);
+    buffer("adapter", buffers.adapter, false, false);
+    buffer("gradient_accumulators", buffers.grad_accs, false, true);
+    buffer("optimizer_state", buffers.opt_state, false, true);
     ggml_backend_buffer_type_t opt_buft = ggml_backend_get_default_buffer_type(primary);
-    add("optimizer_graphs", ggml_backend_name(primary), pool_of(tr, opt_buft),
-        tr.opt.graph_bytes(), false, true);
+    add("optimizer_graphs", ggml_backend_name(primary), pool_of(g.sched, opt_buft), buffers.optimizer_graph_bytes, false, true);
 
     // The scheduler splits the training graph and sizes each backend's compute buffer exactly
     // as allocation would, without allocating (evaluation's forward graph is a subset).
-    const int nb = ggml_backend_sched_get_n_backends(tr.sched);
+    const int nb = ggml_backend_sched_get_n_backends(g.sched);
     std::vector<size_t> sizes(nb, 0);
-    tr.sources.restore();
-    ggml_backend_sched_reserve_size(tr.sched, tr.gb, sizes.data());
+    ggml_backend_sched_reserve_size(g.sched, g.graph, sizes.data());
     for (int i = 0; i < nb; i++) {
-        ggml_backend_t b = ggml_backend_sched_get_backend(tr.sched, i);
-        add("compute_buffer", ggml_backend_name(b), pool_of(tr, ggml_backend_sched_get_buffer_type(tr.sched, b)), sizes[i], false, true);
+        ggml_backend_t b = ggml_backend_sched_get_backend(g.sched, i);
+        add("compute_buffer", ggml_backend_name(b), pool_of(g.sched, ggml_backend_sched_get_buffer_type(g.sched, b)), sizes[i], false, true);
     }
     for (int i = 0; i < nb; i++) {
-        ggml_backend_t b = ggml_backend_sched_get_backend(tr.sched, i);
+        ggml_backend_t b = ggml_backend_sched_get_backend(g.sched, i);
         if (!is_cpu_backend(b)) continue;
-        const uint64_t w = cpu_work_bytes(tr, b);
+        const uint64_t w = cpu_work_bytes(backends, buffers, g, b);
         if (w) add("cpu_work_buffer", ggml_backend_name(b), SYSTEM_POOL, w, false, true);
     }
 
@@ -148,7 +142,7 @@ static std::string pool_parts(const MemoryPlan & plan, const MemoryPool & p) {
     return parts;
 }
 
-void check_plan_fits(const MemoryPlan & plan, const hone_trainer & tr) {
+void check_plan_fits(const MemoryPlan & plan, const PlanShape & shape) {
     for (const MemoryPool & p : plan.pools) {
         if (p.fits) continue;
         const bool limited = plan.limit > 0 && p.limit_bytes == (uint64_t) plan.limit;
@@ -156,21 +150,21 @@ void check_plan_fits(const MemoryPlan & plan, const hone_trainer & tr) {
              "the training plan does not fit in %s memory: it needs %s (%s) but %s %s; lower the context (%d tokens), the "
              "micro-batch (%d sequence(s)), the LoRA rank (%d) or the number of targeted tensors (%zu)",
              p.name.c_str(), mib(p.plan_bytes).c_str(), pool_parts(plan, p).c_str(), mib(p.limit_bytes).c_str(),
-             limited ? "is the memory limit" : "is free", tr.T, tr.B, tr.adapter->params.rank, tr.adapter->pairs.size());
+             limited ? "is the memory limit" : "is free", shape.n_ctx, shape.n_ubatch, shape.rank, shape.n_targets);
     }
 }
 
-std::string memory_plan_line(const MemoryPlan & plan, const hone_trainer & tr) {
+std::string memory_plan_line(const MemoryPlan & plan, const PlanShape & shape) {
     std::string line;
     for (const MemoryPool & p : plan.pools) {
         if (p.plan_bytes == 0) continue;
         line += strfmt("%s%s %s (%s) of %s free", line.empty() ? "" : "; ", p.name.c_str(), mib(p.plan_bytes).c_str(), pool_parts(plan, p).c_str(),
                        mib(p.free_bytes).c_str());
     }
-    return line + strfmt(" for a context of %d tokens, micro-batch %d, rank %d", tr.T, tr.B, tr.adapter->params.rank);
+    return line + strfmt(" for a context of %d tokens, micro-batch %d, rank %d", shape.n_ctx, shape.n_ubatch, shape.rank);
 }
 
-void sample_memory(MemoryPlan & plan, const hone_trainer &) {
+void sample_memory(MemoryPlan & plan) {
     for (MemoryPool & p : plan.pools) {
         if (p.name == SYSTEM_POOL) {
             const ProcessMemory pm = process_memory();

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-struct hone_trainer;
-
 namespace hone {
+
+struct Backends;
 
 // One allocation. `pool` is where its bytes come from: "CPU" for system memory (any host
 // buffer, whichever backend computes in it), else the GPU backend's name.
@@ -49,22 +49,43 @@ struct MemoryPlan {
     int64_t limit = 0; // the caller's limit per pool (0: none)
 };
 
+// What the plan measures: the buffers as allocated, the scheduler that will run the training
+// graph (its split sizes each backend's compute buffer) and the optimizer's graphs.
+struct PlanBuffers {
+    ggml_backend_buffer_t weights = nullptr;
+    bool weights_mapped = false;          // a read-only file mapping (CPU weights)
+    ggml_backend_buffer_t adapter = nullptr;
+    ggml_backend_buffer_t grad_accs = nullptr;
+    ggml_backend_buffer_t opt_state = nullptr;
+    uint64_t optimizer_graph_bytes = 0;   // the optimizer's own graphs (computed on the primary backend)
+    std::vector<const ggml_cgraph *> optimizer_graphs; // they share the primary CPU backend's work buffer
+};
+struct PlanGraph {
+    ggml_backend_sched_t sched = nullptr; // fresh: reserving sizes its buffers without allocating
+    ggml_cgraph * graph = nullptr;        // the training graph (evaluation's forward is a subset)
+    int n_threads = 1;
+};
+// The run's shape, for the refusal's advice on what to lower.
+struct PlanShape {
+    int n_ctx = 0, n_ubatch = 0, rank = 0;
+    size_t n_targets = 0;
+};
+
 // Captures every pool's free memory and the process's own memory before the trainer
 // allocates anything (the baselines of the plan's fit check and of the measured peak).
-MemoryPlan start_memory_plan(const hone_trainer & tr, int64_t limit_bytes);
+MemoryPlan start_memory_plan(const Backends & backends, int64_t limit_bytes);
 
-// Adds tr's allocations: its static buffers must be allocated and its scheduler fresh (this
-// splits the training graph and sizes its compute buffers without allocating them).
-void finish_memory_plan(MemoryPlan & plan, hone_trainer & tr);
+// Adds the buffers' sizes and the compute buffers the scheduler's split asks for.
+void finish_memory_plan(MemoryPlan & plan, const Backends & backends, const PlanBuffers & buffers, const PlanGraph & g);
 
 // One line of what the plan puts in each pool, for the report of a run that dies mid-way.
-std::string memory_plan_line(const MemoryPlan & plan, const hone_trainer & tr);
+std::string memory_plan_line(const MemoryPlan & plan, const PlanShape & shape);
 
 // HONE_E_MEMORY naming the sizes and what to lower, when a pool does not fit.
-void check_plan_fits(const MemoryPlan & plan, const hone_trainer & tr);
+void check_plan_fits(const MemoryPlan & plan, const PlanShape & shape);
 
 // Records the current memory use into the plan's measured fields (call after compute).
-void sample_memory(MemoryPlan & plan, const hone_trainer & tr);
+void sample_memory(MemoryPlan & plan);
 
 // JSON arrays of ops.json's and run.json's "memory" object (docs/ops-json.md).
 std::string memory_items_json(const MemoryPlan & plan);

@@ -159,7 +159,6 @@ hone_merge_params hone_merge_default_params(void) {
     p.type = nullptr;
     p.scale = 1.0f;
     p.n_threads = 0;
-    p.test_cancel_after = -1;
     return p;
 }
 
@@ -354,7 +353,7 @@ hone_status hone_merge(const hone_merge_params * params, const hone_merge_callba
             }
             hone_merge_progress ev{ (int32_t) (i + 1), (int32_t) n_tensors, name, pl.pair != nullptr };
             const bool go_on = !cb.on_progress || cb.on_progress(&ev, cb.user_data);
-            if (!go_on || (p.test_cancel_after >= 0 && i + 1 >= p.test_cancel_after && i + 1 < n_tensors)) {
+            if (!go_on) {
                 fail(HONE_E_CANCELLED, "merge cancelled after %lld of %lld tensors; nothing was written to %s", (long long) (i + 1), (long long) n_tensors, out_path.c_str());
             }
         }

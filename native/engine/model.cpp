@@ -92,6 +92,12 @@ ggml_tensor * hone_model::weight(const std::string & tname, bool required) const
     return t;
 }
 
+// "ffn_norm.weight" -> "ffn_norm.bias"
+static std::string bias_name(const std::string & weight) {
+    const size_t dot = weight.rfind(".weight");
+    return dot == std::string::npos ? weight + ".bias" : weight.substr(0, dot) + ".bias";
+}
+
 static void bind_weights(hone_model & m) {
     const Hparams & hp = m.hp;
     auto blk = [](int il, const char * what) { return strfmt("blk.%d.%s", il, what); };
@@ -107,6 +113,8 @@ static void bind_weights(hone_model & m) {
     const bool weightless = d.norms == arch::Norms::WEIGHTLESS;
     m.tok_embd = m.weight("token_embd.weight", true);
     m.output_norm = m.weight("output_norm.weight", !weightless);
+    m.output_norm_b = m.weight("output_norm.bias", false);
+    m.output_b = m.weight("output.bias", false);
     m.output = d.always_tied ? nullptr : m.weight("output.weight", d.tensors.output_required);
     m.tied_output = m.output == nullptr;
     if (m.tied_output) m.output = m.tok_embd;
@@ -119,6 +127,7 @@ static void bind_weights(hone_model & m) {
     for (int il = 0; il < hp.n_layer; il++) {
         LayerWeights & L = m.layers[il];
         L.attn_norm = pre_norms ? m.weight(blk(il, "attn_norm.weight"), true) : nullptr;
+        L.attn_norm_b = pre_norms ? m.weight(blk(il, "attn_norm.bias"), false) : nullptr;
         L.wqkv = m.weight(blk(il, "attn_qkv.weight"), false);
         L.bqkv = m.weight(blk(il, "attn_qkv.bias"), false);
         L.wq = m.weight(blk(il, "attn_q.weight"), !L.wqkv);
@@ -134,7 +143,9 @@ static void bind_weights(hone_model & m) {
         // weightless norms (Talkie) have a Q norm weight but none on K
         L.q_norm = m.weight(blk(il, "attn_q_norm.weight"), qk_norms);
         L.k_norm = m.weight(blk(il, "attn_k_norm.weight"), qk_norms && !weightless);
-        L.ffn_norm = pre_norms && d.norms != arch::Norms::PARALLEL ? m.weight(blk(il, d.tensors.ffn_norm.c_str()), true) : nullptr;
+        const bool ffn_norm = pre_norms && d.norms != arch::Norms::PARALLEL;
+        L.ffn_norm = ffn_norm ? m.weight(blk(il, d.tensors.ffn_norm.c_str()), !d.tensors.ffn_norm_optional) : nullptr;
+        L.ffn_norm_b = ffn_norm ? m.weight(blk(il, bias_name(d.tensors.ffn_norm).c_str()), false) : nullptr;
         const std::string & suffix = d.tensors.post_norm_suffix;
         L.attn_post_norm = post_norms ? m.weight(blk(il, "post_attention_norm") + suffix, true) : nullptr;
         L.ffn_post_norm = post_norms ? m.weight(blk(il, "post_ffw_norm") + suffix, true) : nullptr;
@@ -151,9 +162,9 @@ static void bind_weights(hone_model & m) {
         L.ffn_down = m.weight(blk(il, "ffn_down.weight"), true);
         if (L.ffn_up->ne[2] != 1) fail(HONE_E_UNSUPPORTED, "%s: mixture-of-experts layers cannot train yet", m.path.c_str());
         // No gate: Arcee's relu^2 FFN, or gate and up fused in one up of 2*n_ff rows (ChatGLM, GLM-4).
-        const bool relu2 = d.ffn == arch::Ffn::RELU2;
-        const bool fused_gate_up = !L.ffn_gate && !relu2 && L.ffn_up->ne[1] == 2 * (int64_t) L.ffn_down->ne[0];
-        if (!L.ffn_gate && !relu2 && !fused_gate_up) m.weight(blk(il, "ffn_gate.weight"), true); // names the missing tensor
+        const bool no_gate = d.ffn == arch::Ffn::RELU2 || d.ffn == arch::Ffn::GELU;
+        const bool fused_gate_up = !L.ffn_gate && !no_gate && L.ffn_up->ne[1] == 2 * (int64_t) L.ffn_down->ne[0];
+        if (!L.ffn_gate && !no_gate && !fused_gate_up) m.weight(blk(il, "ffn_gate.weight"), true); // names the missing tensor
     }
 }
 

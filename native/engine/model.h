@@ -4,7 +4,7 @@
 // in a plain buffer that OUT_PROD (the backward of MUL_MAT) can read.
 #pragma once
 
-#include "arch/arch.h"
+#include "hone_arch.h"
 #include "gguf_file.h"
 #include "hone.h"
 
@@ -48,19 +48,20 @@ struct Hparams {
     float q_scale = 0.0f;            // Q times this after RoPE, and the KQ scale 1 (0: not used)
     float final_softcap = 0.0f;      // logits = cap * tanh(logits / cap) (0: not used)
     float attn_softcap = 0.0f;       // attention scores = cap * tanh(scores / cap) before the softmax
-    float rms_eps = 1e-5f;
+    float norm_eps = 1e-5f;          // RMS or LayerNorm epsilon, as the description's norm kind reads it
+    bool parallel_residual = false;  // GPT-NeoX's use_parallel_residual
     float rope_freq_base = 10000.0f;
     float rope_freq_scale = 1.0f;
 };
 
 // A layer's tensors; absent ones are nullptr and the graph leaves their step out.
 struct LayerWeights {
-    ggml_tensor * attn_norm = nullptr;
+    ggml_tensor * attn_norm = nullptr, * attn_norm_b = nullptr; // LayerNorm: weight and bias
     ggml_tensor * wq = nullptr, * wk = nullptr, * wv = nullptr, * wo = nullptr;
     ggml_tensor * wqkv = nullptr, * bqkv = nullptr; // fused Q/K/V (Qwen, ChatGLM, OpenELM, CogVLM): wq/wk/wv absent
     ggml_tensor * bq = nullptr, * bk = nullptr, * bv = nullptr, * bo = nullptr;
     ggml_tensor * q_norm = nullptr, * k_norm = nullptr;
-    ggml_tensor * ffn_norm = nullptr;
+    ggml_tensor * ffn_norm = nullptr, * ffn_norm_b = nullptr;
     ggml_tensor * attn_post_norm = nullptr, * ffn_post_norm = nullptr; // OLMo 2: instead of the pre-norms; GLM-4: beside them
     ggml_tensor * attn_sub_norm = nullptr, * ffn_sub_norm = nullptr;   // BitNet: before attn_output and ffn_down
     ggml_tensor * ffn_gate = nullptr, * ffn_up = nullptr, * ffn_down = nullptr; // no gate and up of 2*n_ff rows: gate and up fused
@@ -93,6 +94,7 @@ struct hone_model {
     std::unique_ptr<hone::ReadOnlyMap> map;
 
     ggml_tensor * tok_embd = nullptr, * output_norm = nullptr, * output = nullptr, * rope_freqs = nullptr;
+    ggml_tensor * output_norm_b = nullptr, * output_b = nullptr; // LayerNorm's bias; a bias on the logits (Phi-2)
     bool tied_output = false;
     std::vector<hone::LayerWeights> layers;
 

@@ -294,7 +294,7 @@ static void forward_backward(hone_trainer & tr, const std::vector<const Prepared
     tr.pos.loss_sum += compute_loss(tr, tr.gb, "training", step + 1);
     tr.pos.tokens += (int64_t) tr.T * tr.B;
     tr.pos.micro = mb + 1;
-    sample_memory(tr.memory, tr);
+    sample_memory(tr.memory);
 }
 
 struct StepUpdate {
@@ -321,7 +321,7 @@ static hone_step_event end_step(hone_trainer & tr, const StepStart & s, const St
                                 int64_t n_steps, int n_micro, const RunClock & clock) {
     const auto te = std::chrono::steady_clock::now();
     const double seconds = std::chrono::duration<double>(te - s.ts).count();
-    sample_memory(tr.memory, tr);
+    sample_memory(tr.memory);
     if (tr.profile && s.first_micro == 0) tr.profile->record_step(step, !tr.stepped, seconds);
     tr.stepped = true;
     hone_step_event ev;
@@ -348,6 +348,35 @@ static hone_step_event end_step(hone_trainer & tr, const StepStart & s, const St
 // Evaluation after every eval_every steps and after the last; checkpoints after every
 // checkpoint_every steps and after the last (so a finished run can be continued).
 static bool every(int32_t n, int64_t step, bool last) { return (n > 0 && step % n == 0) || last; }
+
+namespace hone {
+
+PlanShape plan_shape(const hone_trainer & tr) {
+    return { tr.T, tr.B, tr.adapter->params.rank, tr.adapter->pairs.size() };
+}
+
+// The parts of the trainer a checkpoint holds or fills.
+static CheckpointState checkpoint_state(hone_trainer & tr) {
+    return { *tr.adapter, tr.opt, tr.pos, tr.resumed_data, *tr.model, tr.p, tr.run_config };
+}
+
+} // namespace hone
+
+// The memory plan's measured part: the static buffers as allocated and the compute buffers
+// the scheduler's split of the training graph asks for (from the sources as built).
+static void plan_static(hone_trainer & tr) {
+    const hone_model & m = *tr.model;
+    PlanBuffers buffers;
+    buffers.weights = m.buf_w;
+    buffers.weights_mapped = m.map != nullptr;
+    buffers.adapter = tr.adapter->buf;
+    buffers.grad_accs = tr.buf_accs;
+    buffers.opt_state = tr.buf_state;
+    buffers.optimizer_graph_bytes = tr.opt.graph_bytes();
+    buffers.optimizer_graphs = { tr.opt.step_graph(), tr.opt.norm_graph() };
+    tr.sources.restore();
+    finish_memory_plan(tr.memory, m.backends, buffers, { tr.sched, tr.gb, m.n_threads });
+}
 
 extern "C" {
 
@@ -422,14 +451,14 @@ hone_status hone_trainer_init_test(hone_model * model, hone_adapter * adapter, c
         tr->B = p.n_ubatch;
         if (p.profile) tr->profile = std::make_unique<OpProfile>();
         // Plan before the compute buffer exists: free memory is read before anything is allocated.
-        tr->memory = start_memory_plan(*tr, p.memory_limit);
+        tr->memory = start_memory_plan(model->backends, p.memory_limit);
         build_graphs(*tr);
         allocate_static(*tr);
-        finish_memory_plan(tr->memory, *tr);
+        plan_static(*tr);
         if (!p.dry_run) {
-            check_plan_fits(tr->memory, *tr);
+            check_plan_fits(tr->memory, plan_shape(*tr));
             allocate_compute(*tr);
-            set_fatal_context(memory_plan_line(tr->memory, *tr));
+            set_fatal_context(memory_plan_line(tr->memory, plan_shape(*tr)));
         }
         *out = tr.release();
     });
@@ -439,7 +468,7 @@ hone_status hone_trainer_resume(hone_trainer * tr, const char * dir, hone_error 
     return guard(err, [&] {
         HONE_CHECK_ARG(tr && dir, "trainer and checkpoint folder are required");
         HONE_CHECK_ARG(tr->pos.step == 0 && tr->pos.micro == 0, "resume a checkpoint into a fresh trainer");
-        load_checkpoint(*tr, dir);
+        load_checkpoint(checkpoint_state(*tr), dir);
         tr->adapter->record.steps = tr->pos.step;
     });
 }
@@ -448,7 +477,7 @@ hone_status hone_trainer_continue(hone_trainer * tr, const char * dir, hone_erro
     return guard(err, [&] {
         HONE_CHECK_ARG(tr && dir, "trainer and checkpoint folder are required");
         HONE_CHECK_ARG(tr->pos.step == 0 && tr->pos.micro == 0, "continue a checkpoint in a fresh trainer");
-        continue_from_checkpoint(*tr, dir);
+        continue_from_checkpoint(checkpoint_state(*tr), dir);
         tr->adapter->record.steps = tr->pos.step;
     });
 }
@@ -458,7 +487,7 @@ hone_status hone_trainer_save_checkpoint(hone_trainer * tr, char * path, size_t 
         HONE_CHECK_ARG(tr, "trainer is required");
         HONE_CHECK_ARG(!tr->checkpoint_dir.empty(), "this trainer has no checkpoint folder");
         HONE_CHECK_ARG(tr->resumed_data.known, "nothing to checkpoint: the trainer has not trained");
-        const std::string dir = save_checkpoint(*tr, tr->checkpoint_dir);
+        const std::string dir = save_checkpoint(checkpoint_state(*tr), tr->checkpoint_dir);
         prune_checkpoints(tr->checkpoint_dir, tr->p.keep_checkpoints);
         if (path && path_size) snprintf(path, path_size, "%s", dir.c_str());
     });
@@ -504,7 +533,7 @@ hone_status hone_trainer_train(hone_trainer * tr, const hone_sequence * seqs, in
             if (tr->checkpoint_dir.empty()) return;
             tr->pos.elapsed_s = clock.elapsed();
             try {
-                const std::string path = save_checkpoint(*tr, tr->checkpoint_dir);
+                const std::string path = save_checkpoint(checkpoint_state(*tr), tr->checkpoint_dir);
                 prune_checkpoints(tr->checkpoint_dir, p.keep_checkpoints);
                 checkpoint_error.clear();
                 hone_checkpoint_event ev{ path.c_str(), (int32_t) tr->pos.step, tr->pos.micro };

@@ -7,6 +7,7 @@
 #include "op_profile.h"
 #include "op_report.h"
 #include "optimizer.h"
+#include "run_position.h"
 
 #include "ggml-alloc.h"
 #include "ggml-backend.h"
@@ -18,26 +19,6 @@
 #include <vector>
 
 namespace hone {
-
-// Where a run stands: everything besides tensors that a checkpoint must hold to continue
-// bit-for-bit (the data order and the schedule are functions of the seed and the step).
-struct RunPosition {
-    int64_t step = 0;          // optimizer steps done
-    int32_t micro = 0;         // micro-batches of step + 1 already accumulated (a mid-step pause)
-    double loss_sum = 0.0;     // the loss those micro-batches contributed
-    int64_t tokens = 0;        // tokens processed
-    double elapsed_s = 0.0;    // training time before this process
-    int32_t segment = 0;       // schedule segment: 0 for a run trained once, +1 for every continuation
-    int64_t segment_start = 0; // optimizer steps done before this segment; its schedule and data order start here
-};
-
-// The data a checkpoint was trained on, checked when a resumed run starts.
-struct DataIdentity {
-    bool known = false;
-    int64_t n_steps = 0;
-    int32_t n_train = 0, n_eval = 0;
-    uint64_t train_fp = 0, eval_fp = 0;
-};
 
 // Every split of a graph by the scheduler rewrites its nodes' sources to copies living in the
 // scheduler's context, which the next split frees: splitting the same graph again (planning,
@@ -90,3 +71,8 @@ struct hone_trainer {
 
     ~hone_trainer();
 };
+
+namespace hone {
+// The run's shape as the memory plan's advice names it.
+PlanShape plan_shape(const hone_trainer & tr);
+} // namespace hone

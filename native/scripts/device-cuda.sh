@@ -158,10 +158,11 @@ types)
   done; done
   ;;
 grad-ops)
-  # Patch 0005: the GELU, TANH and split GEGLU backward graphs on CUDA against finite differences.
-  for op in GELU TANH GEGLU; do
+  # Patch 0005: the GELU, TANH and split GEGLU backward graphs on CUDA against finite differences;
+  # patch 0006: NORM's (its weighted cases, "NORM(ne=...,weighted=1)").
+  for op in GELU TANH GEGLU NORM; do
     timeout 120 "$bin/test-backend-ops" grad -b CUDA0 -o "$op" > "$out/grad-$op.log" 2>&1
-    log "grad $op: $(grep -E 'tests passed' "$out/grad-$op.log" | tail -1 | sed 's/^ *//'), $(grep -c "$op(type=f32.*OK" "$out/grad-$op.log") f32 cases OK, $(grep -c 'FAIL' "$out/grad-$op.log") FAIL"
+    log "grad $op: $(grep -E 'tests passed' "$out/grad-$op.log" | tail -1 | sed 's/^ *//'), $(grep -cE "$op\((type=f32|ne=).*OK" "$out/grad-$op.log") f32 cases OK, $(grep -c 'FAIL' "$out/grad-$op.log") FAIL"
   done
   ;;
 archs)
@@ -171,7 +172,8 @@ archs)
   # ARCH_CASES="arch:kv ..." narrows the list (llama: and qwen3: are controls of known-good graphs).
   for case in ${ARCH_CASES:-qwen: refact: chatglm:rope.dimension_count=8 glm4: plamo: cogvlm: talkie: bitnet: \
       openelm:attention.head_count=4:2,attention.head_count_kv=2:1,feed_forward_length=128:96 \
-      plamo3:attention.sliding_window=3,attention.sliding_window_pattern=2 granite_swa: hunyuan_vl:}; do
+      plamo3:attention.sliding_window=3,attention.sliding_window_pattern=2 granite_swa: hunyuan_vl: \
+      phi2:rope.dimension_count=8 starcoder2: stablelm:rope.dimension_count=4 gptneox:rope.dimension_count=8}; do
     arch=${case%%:*}; kv=${case#*:}
     m=$work/arch-$arch.gguf
     "$bin/hone-train" probe-arch --arch $arch ${kv:+--kv $kv} --vocab-from "$(vocab llama-spm)" --out "$m" > /dev/null 2>> "$out/archs.log"

@@ -339,6 +339,7 @@ struct Header {
     Header & u32(const std::string & k, uint32_t v) { gguf_set_val_u32(m->gguf, (a + k).c_str(), v); return *this; }
     Header & f32(const std::string & k, float v) { gguf_set_val_f32(m->gguf, (a + k).c_str(), v); return *this; }
     Header & str(const std::string & k, const char * v) { gguf_set_val_str(m->gguf, (a + k).c_str(), v); return *this; }
+    Header & flag(const std::string & k, bool v) { gguf_set_val_bool(m->gguf, (a + k).c_str(), v); return *this; }
     Header & i32s(const std::string & k, const std::vector<int32_t> & v) {
         gguf_set_arr_data(m->gguf, (a + k).c_str(), GGUF_TYPE_INT32, v.data(), v.size());
         return *this;
@@ -354,7 +355,7 @@ void hparams_cases() {
         CHECK(hp.desc->norms == arch::Norms::PRE && hp.rope_type == GGML_ROPE_TYPE_NORMAL, "norms %s rope %d", arch::name_of(hp.desc->norms), hp.rope_type);
         CHECK(hp.n_layer == 4 && hp.n_embd == 64 && hp.n_ff == 128 && hp.n_head == 4 && hp.n_head_kv == 4, "counts");
         CHECK(hp.head_dim == 16 && hp.n_rot == 16 && hp.n_ctx_train == 2048, "head_dim %d n_rot %d ctx %d", hp.head_dim, hp.n_rot, hp.n_ctx_train);
-        CHECK(hp.rms_eps == 1e-5f && hp.rope_freq_base == 10000.0f && hp.rope_freq_scale == 1.0f, "eps %g base %g scale %g", hp.rms_eps,
+        CHECK(hp.norm_eps == 1e-5f && hp.rope_freq_base == 10000.0f && hp.rope_freq_scale == 1.0f, "eps %g base %g scale %g", hp.norm_eps,
               hp.rope_freq_base, hp.rope_freq_scale);
         CHECK(hp.desc->tensors.ffn_norm == "ffn_norm.weight", "ffn norm %s", hp.desc->tensors.ffn_norm.c_str());
         for (int il = 0; il < 4; il++) CHECK(hp.rope_l[il] && !hp.swa_l[il] && hp.n_head_kv_l[il] == 4, "layer %d", il);
@@ -366,7 +367,7 @@ void hparams_cases() {
         const Hparams & hp = h.read();
         CHECK(hp.desc->tensors.qkv_bias && hp.rope_type == GGML_ROPE_TYPE_NEOX, "qkv bias / rope %d", hp.rope_type);
         CHECK(hp.n_head_kv == 2 && hp.head_dim == 32 && hp.n_rot == 32, "kv %d head_dim %d", hp.n_head_kv, hp.head_dim);
-        CHECK(hp.rms_eps == 1e-6f && hp.rope_freq_base == 1e6f && hp.n_ctx_train == 4096, "eps %g base %g", hp.rms_eps, hp.rope_freq_base);
+        CHECK(hp.norm_eps == 1e-6f && hp.rope_freq_base == 1e6f && hp.n_ctx_train == 4096, "eps %g base %g", hp.norm_eps, hp.rope_freq_base);
     });
     run_case("hparams: per-layer head and FFN counts (OpenELM) and an always-tied output", [] {
         Header h("openelm", 3);
@@ -426,7 +427,7 @@ void hparams_cases() {
         Header ok("qwen2vl");
         ok.f32("attention.layer_norm_rms_epsilon", 1e-6f).i32s("rope.dimension_sections", { 2, 3, 3, 0 });
         const Hparams & hp = ok.read();
-        CHECK(hp.rms_eps == 0.0f && hp.n_pos_per_token() == 4, "eps %g pos %d", hp.rms_eps, hp.n_pos_per_token());
+        CHECK(hp.norm_eps == 0.0f && hp.n_pos_per_token() == 4, "eps %g pos %d", hp.norm_eps, hp.n_pos_per_token());
         CHECK(hp.rope_sections[0] == 2 && hp.rope_sections[1] == 3 && hp.rope_sections[3] == 0, "sections");
     });
     run_case("hparams: RoPE scaling: a linear factor applies, YaRN is refused", [] {
@@ -457,6 +458,7 @@ void hparams_cases() {
             for (const arch::RequiredKey & k : d.required_keys) {
                 if (k.type == arch::KeyType::F32) h.f32(k.name, 1.0f);
                 if (k.type == arch::KeyType::U32) h.u32(k.name, 8);
+                if (k.type == arch::KeyType::BOOL) h.flag(k.name, true);
                 if (k.type == arch::KeyType::I32_ARRAY) h.i32s(k.name, k.name == "rope.dimension_sections" ? std::vector<int32_t>{ 2, 3, 3, 0 } : std::vector<int32_t>{ 1, 0, 1, 0 });
             }
         };

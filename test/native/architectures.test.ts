@@ -48,6 +48,12 @@ const CASES: Record<string, { arch: string; kv?: string; floor?: string; fwd?: n
   gemma2: { arch: 'gemma2', floor: '5e-3', fwd: GELU_TABLE, lr: '1.5e-1', steps: '16' },                          // soft-capped scores and logits (TANH), every other layer windowed
   'gemma2-caps': { arch: 'gemma2', fwd: GELU_TABLE, kv: 'attention.sliding_window=3,rope.freq_base_swa=500,attn_logit_softcapping=2.0,final_logit_softcapping=3.0' },
   'plamo3-swa': { arch: 'plamo3', kv: 'attention.sliding_window=3,attention.sliding_window_pattern=2,rope.freq_base_swa=500' },
+  // LayerNorm families (NORM's backward: patch 0006); partial RoPE as their released models have it
+  phi2: { arch: 'phi2', fwd: GELU_TABLE, kv: 'rope.dimension_count=8' },     // one norm, attention and GELU FFN side by side, biases, Q scaled
+  starcoder2: { arch: 'starcoder2', fwd: GELU_TABLE },                       // LayerNorms with biases, GELU FFN, GQA
+  stablelm: { arch: 'stablelm', kv: 'rope.dimension_count=4' },              // no FFN norm in the probe's model: the FFN reads attention's norm
+  gptneox: { arch: 'gptneox', fwd: GELU_TABLE, kv: 'rope.dimension_count=8' }, // parallel residual, fused Q/K/V
+  'gptneox-sequential': { arch: 'gptneox', fwd: GELU_TABLE, kv: 'use_parallel_residual=0' },
 };
 
 describe('architectures made from their loaders: forward equals llama.cpp, gradients, training', () => {

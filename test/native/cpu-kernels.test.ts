@@ -16,13 +16,15 @@ test('OUT_PROD with a quantized src0 (patch 0001) matches a float64 reference an
   assert.equal(r.code, 0);
 });
 
-test('backward of GELU, TANH and split GEGLU (patch 0005): test-backend-ops grad cases pass on the CPU', () => {
-  for (const op of ['GELU', 'TANH', 'GEGLU']) {
+test('backward of GELU, TANH and split GEGLU (patch 0005) and NORM (patch 0006): test-backend-ops grad cases pass on the CPU', () => {
+  for (const op of ['GELU', 'TANH', 'GEGLU', 'NORM']) {
     const r = run(bin('test-backend-ops'), ['grad', '-o', op, '-b', 'CPU']);
     const out = r.stdout.replace(/\x1b\[[0-9;]*m/g, '');
     assert.equal(r.code, 0, out + r.stderr);
-    // every F32 case of the op ran its backward and agreed (F16 ones are not differentiable in ggml)
-    const ok = out.split('\n').filter((l) => l.includes(`${op}(type=f32`) && l.trim().endsWith(': OK'));
+    // every F32 case of the op ran its backward and agreed (F16 ones are not differentiable in ggml);
+    // NORM's are patch 0006's weighted cases (the plain sum of a LayerNorm's output is constant)
+    const label = op === 'NORM' ? 'NORM(ne=' : `${op}(type=f32`;
+    const ok = out.split('\n').filter((l) => l.includes(label) && l.trim().endsWith(': OK'));
     assert.ok(ok.length >= 4, `${op}: ${ok.length} cases OK\n${out}`);
     assert.doesNotMatch(out, /FAIL/);
   }

@@ -127,7 +127,7 @@ describe('the training forward pass equals llama.cpp inference with a non-zero a
 // skips RoPE every 4th layer, so the models have 5 layers; minicpm and granite scale the
 // embeddings, residual branches, logits and attention), Qwen3's or a post-norm one: made by
 // make-model in the layout of their description, each checked against llama.cpp and trained.
-describe('architectures on our llama and qwen3 graphs: mistral3, deci, ernie4_5, exaone, smollm3, minicpm, granite, xverse, internlm2, nanbeige, qwen2vl, qwen3vl, seed_oss, pangu-embedded, arcee, hunyuan-dense, maincoder, olmo2, exaone4', () => {
+describe('architectures on our llama and qwen3 graphs: mistral3, deci, ernie4_5, exaone, smollm3, minicpm, granite, xverse, internlm2, nanbeige, qwen2vl, qwen3vl, seed_oss, pangu-embedded, arcee, hunyuan-dense, maincoder, olmo2, exaone4, stablelm', () => {
   const dir = tempDir();
   const data = join(dir, 'text.txt');
   writeFileSync(data, TEXT);
@@ -152,6 +152,8 @@ describe('architectures on our llama and qwen3 graphs: mistral3, deci, ernie4_5,
     olmo2: { vocab: 'llama-spm' },
     // EXAONE 4: OLMo 2's post-norms with per-head Q/K norms
     exaone4: { vocab: 'llama-spm' },
+    // StableLM with its FFN norm (LayerNorms with biases, patch 0006); the probe's model has none
+    stablelm: { vocab: 'llama-spm' },
   };
   for (const arch of Object.keys(layouts)) {
     for (const type of ['f32', 'q8_0']) {
@@ -214,30 +216,43 @@ describe('which architectures train', () => {
     }
   });
 
-  test('an OLMo (1) graph is refused by name: NORM (LayerNorm) has no backward, and nothing crashes', () => {
+  test('an architecture with an op ggml cannot differentiate is refused naming the op (Apertus: XIELU), and nothing crashes', () => {
+    const model = join(dir, 'apertus.gguf');
+    const p = honeTrain(['probe-arch', '--arch', 'apertus', '--vocab-from', vocab('llama-spm'), '--out', model, '--json']);
+    assert.equal(p.code, 0, p.stdout + p.stderr);
+    assert.equal(p.events.find((e) => e.type === 'probe')!.status, 'blocked');
+    const scan = honeTrain(['scan', '--model', model, '--json']).events[0];
+    assert.deepEqual(scan.no_backward, ['XIELU']);
+    const data = join(dir, 'apertus.txt');
+    writeFileSync(data, TEXT);
+    const r = honeTrain(['--model', model, '--data', data, '--out', join(dir, 'apertus-run'), '--steps', '1']);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /architecture 'apertus' cannot train yet: op XIELU has no backward in ggml/);
+  });
+
+  test('an OLMo (1) graph, differentiable since NORM\'s backward (patch 0006) but not written in Hone\'s graph, is refused saying so', () => {
     const model = join(dir, 'olmo.gguf');
     const p = honeTrain(['probe-arch', '--arch', 'olmo', '--vocab-from', vocab('llama-spm'), '--out', model, '--json']);
     assert.equal(p.code, 0, p.stdout + p.stderr);
-    const scan = honeTrain(['scan', '--model', model, '--json']).events[0];
-    assert.deepEqual(scan.no_backward, ['NORM']);
+    assert.deepEqual(honeTrain(['scan', '--model', model, '--json']).events[0].no_backward, []);
     const data = join(dir, 'olmo.txt');
     writeFileSync(data, TEXT);
     const r = honeTrain(['--model', model, '--data', data, '--out', join(dir, 'olmo-run'), '--steps', '1']);
     assert.equal(r.code, 1);
-    assert.match(r.stderr, /architecture 'olmo' cannot train yet: op NORM has no backward in ggml/);
+    assert.match(r.stderr, /architecture 'olmo' cannot train yet: every op of its graph has a backward, but Hone's training graph does not implement this architecture yet/);
   });
 
   test('probe-arch makes a model of an architecture from its loader alone, then scans it', () => {
     // starcoder2 (LayerNorm + GELU, biases everywhere) and olmo2 (Q/K norms over whole
-    // projections, post-norms) have layouts make-model cannot write.
+    // projections, post-norms): their layouts from the loader alone.
     const probe = (arch: string) => {
       const r = honeTrain(['probe-arch', '--arch', arch, '--vocab-from', vocab('llama-spm'), '--out', join(dir, `${arch}-probe.gguf`), '--json']);
       return { code: r.code, p: r.events.find((e) => e.type === 'probe')! };
     };
     const star = probe('starcoder2');
     assert.equal(star.code, 0, JSON.stringify(star.p));
-    assert.equal(star.p.status, 'blocked');
-    assert.deepEqual(star.p.no_backward, ['NORM']); // GELU has a backward since patch 0005
+    assert.equal(star.p.status, 'differentiable', JSON.stringify(star.p));
+    assert.deepEqual(star.p.no_backward, []); // GELU has a backward since patch 0005, NORM since 0006
     assert.ok(star.p.tensors > 10 && star.p.tries > star.p.tensors, JSON.stringify(star.p));
     const olmo = probe('olmo2');
     assert.equal(olmo.p.status, 'differentiable', JSON.stringify(olmo.p));

@@ -1,6 +1,6 @@
 // Gemma 1–3: GEGLU, embeddings times √n_embd, Q scaled after RoPE; Gemma 2 and 3 add norms
 // after attention and FFN, windowed layers and soft caps.
-#include "arch.h"
+#include "hone_arch.h"
 
 namespace hone::arch {
 

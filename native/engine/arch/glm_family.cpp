@@ -1,5 +1,5 @@
 // ChatGLM and GLM-4: fused Q/K/V, partial RoPE, gate and up fused in one ffn_up.
-#include "arch.h"
+#include "hone_arch.h"
 
 namespace hone::arch {
 

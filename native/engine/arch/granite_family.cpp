@@ -1,5 +1,5 @@
 // Granite-style scales on llama's graph: embeddings, residual branches, logits and attention.
-#include "arch.h"
+#include "hone_arch.h"
 
 namespace hone::arch {
 

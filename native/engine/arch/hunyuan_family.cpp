@@ -1,5 +1,5 @@
 // Hunyuan's Qwen3-like graphs with the Q/K norms after RoPE instead of before.
-#include "arch.h"
+#include "hone_arch.h"
 
 namespace hone::arch {
 

@@ -1,7 +1,7 @@
 // Architectures whose llama.cpp graph is llama's: the same tensors, norms and SwiGLU, with a
 // different RoPE kind, a tensor named or added differently, RoPE skipped in some layers, or
 // positions chosen by depth.
-#include "arch.h"
+#include "hone_arch.h"
 
 namespace hone::arch {
 

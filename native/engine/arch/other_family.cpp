@@ -1,6 +1,6 @@
 // Single architectures with a trait of their own: CogVLM's thirds, Talkie's weightless norms
 // and embedding skips, BitNet's sub-norms, OpenELM's per-layer counts.
-#include "arch.h"
+#include "hone_arch.h"
 
 namespace hone::arch {
 

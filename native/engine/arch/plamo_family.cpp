@@ -1,5 +1,5 @@
 // PLaMo: attention and FFN side by side; PLaMo 3: sandwich norms and windowed layers.
-#include "arch.h"
+#include "hone_arch.h"
 
 namespace hone::arch {
 

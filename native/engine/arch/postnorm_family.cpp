@@ -1,5 +1,5 @@
 // OLMo 2 and EXAONE 4: no pre-norms; RMS norms after attention and after the FFN.
-#include "arch.h"
+#include "hone_arch.h"
 
 namespace hone::arch {
 

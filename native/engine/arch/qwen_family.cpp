@@ -1,6 +1,6 @@
 // Qwen's architectures: Qwen (1) with a fused Q/K/V, Qwen2's Q/K/V biases, Qwen3's per-head
 // Q/K norms, and the vision-language models' text graphs with M-RoPE.
-#include "arch.h"
+#include "hone_arch.h"
 
 namespace hone::arch {
 

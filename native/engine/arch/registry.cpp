@@ -1,6 +1,6 @@
 // Every trainable architecture: the family tables in one list, in the order the documentation
 // table and the refusal message name them.
-#include "arch.h"
+#include "hone_arch.h"
 
 namespace hone::arch {
 
@@ -17,7 +17,7 @@ const std::vector<Desc> & all() {
     static const std::vector<Desc> list = [] {
         std::vector<Desc> v;
         for (auto family : { llama_family, qwen_family, hunyuan_family, postnorm_family, granite_family, glm_family, plamo_family,
-                             gemma_family, other_family }) {
+                             gemma_family, other_family, layernorm_family }) {
             for (Desc & d : family()) v.push_back(std::move(d));
         }
         return v;
@@ -56,6 +56,15 @@ const char * name_of(Ffn v) {
         case Ffn::SWIGLU: return "swiglu";
         case Ffn::GEGLU: return "geglu";
         case Ffn::RELU2: return "relu2";
+        case Ffn::GELU: return "gelu";
+    }
+    return "?";
+}
+
+const char * name_of(NormKind v) {
+    switch (v) {
+        case NormKind::RMS: return "rms";
+        case NormKind::LAYER: return "layer";
     }
     return "?";
 }

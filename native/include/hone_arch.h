@@ -1,11 +1,12 @@
-// What an architecture is, in one description per architecture: where its norms sit, its Q/K
+// What an architecture is, in one description per architecture (the descriptions are in
+// native/engine/arch/, one file per family): where its norms sit, its Q/K
 // norms, FFN, positions, attention windows, scales, tensor names that differ and the keys it
 // reads beyond the common ones. The loader (hparams.cpp, model.cpp), the graph builder
 // (graph.cpp), `make-model` and the documentation table (`hone-train architectures`) all read
 // these; nothing else compares an architecture's name.
 //
 // Adding an architecture whose llama.cpp graph is one of ours: one description in the family
-// file it belongs to (or a new file listed in registry.cpp) and one case in the tests.
+// file it belongs to (or a new file listed in engine/arch/registry.cpp) and one case in the tests.
 #pragma once
 
 #include <string>
@@ -22,7 +23,14 @@ enum class Norms {
     WEIGHTLESS, // before both, with no weight tensors; the K and final norms have none either (Talkie)
 };
 
-// Per-head or whole-projection RMS norms on Q and K.
+// The kind of every norm of the architecture (layers, Q/K, output).
+enum class NormKind {
+    RMS,   // x / sqrt(mean(x^2) + eps) times the weight
+    LAYER, // LayerNorm: (x - mean) / sqrt(var + eps) times the weight plus the bias (the file's
+           // attention.layer_norm_epsilon); NORM's backward is patch 0006
+};
+
+// Per-head or whole-projection norms on Q and K.
 enum class QkNorm {
     IF_PRESENT,       // per head before RoPE where the file has them (optional)
     PER_HEAD,         // per head before RoPE, required (Qwen3)
@@ -36,6 +44,7 @@ enum class Ffn {
     SWIGLU, // down(silu(gate x) * up x)
     GEGLU,  // down(gelu(gate x) * up x) (Gemma)
     RELU2,  // down(relu(up x)^2), no gate (Arcee)
+    GELU,   // down(gelu(up x)), no gate (Phi-2, StarCoder 2, GPT-NeoX)
 };
 
 // How positions enter attention.
@@ -103,7 +112,7 @@ struct Softcap {
 
 // A key an architecture's loader requires beyond the common ones (its type, for the tests and
 // `make-model` to write an example value).
-enum class KeyType { U32, F32, I32_ARRAY };
+enum class KeyType { U32, F32, BOOL, I32_ARRAY };
 struct RequiredKey {
     std::string name; // under "<arch>."
     KeyType type;
@@ -116,6 +125,10 @@ struct Desc {
     std::string details; // what its graph does (documentation)
 
     Norms norms = Norms::PRE;
+    NormKind norm_kind = NormKind::RMS;
+    // GPT-NeoX: with use_parallel_residual the FFN reads its own norm of the layer's input and
+    // attention and FFN both join the residual
+    bool parallel_residual_key = false;
     QkNorm qk_norm = QkNorm::IF_PRESENT;
     Ffn ffn = Ffn::SWIGLU;
     Positions positions = Positions::ROPE;
@@ -142,9 +155,12 @@ struct Desc {
         std::string post_norm_suffix = ".weight"; // post_attention_norm / post_ffw_norm + this
         bool sinks_required = false;              // attn_sinks.weight in every layer (Granite 4)
         bool output_required = false;             // output.weight: no tying to token_embd (Talkie)
+        bool ffn_norm_optional = false;           // no FFN norm: the FFN reads attention's normed input (StableLM 2 12B)
         // what released files hold (make-model writes them; the loader reads them where present)
         bool qkv_bias = false;
         bool out_bias = false;
+        bool output_bias = false; // output.bias on the logits (Phi-2)
+        bool ffn_bias = false;    // biases on the FFN's projections
         bool fused_qkv = false;
         bool fused_gate_up = false;
     } tensors;
@@ -172,11 +188,13 @@ std::vector<Desc> gemma_family();
 std::vector<Desc> plamo_family();
 std::vector<Desc> hunyuan_family();
 std::vector<Desc> other_family();
+std::vector<Desc> layernorm_family();
 
 // Names of the enum values (documentation and `hone-train architectures --json`).
 const char * name_of(Norms v);
 const char * name_of(QkNorm v);
 const char * name_of(Ffn v);
+const char * name_of(NormKind v);
 const char * name_of(Positions v);
 const char * name_of(Rope v);
 

@@ -316,7 +316,6 @@ typedef struct {
                                // "q5_k_m" (Q5_K), "q8_0" or "f16": merged tensors in that type
     float scale;               // the adapter's strength, as llama.cpp's adapter scale (1: as trained)
     int n_threads;             // <= 0: all hardware threads
-    int32_t test_cancel_after; // tests: cancel after this many tensors (< 0: never)
 } hone_merge_params;
 
 hone_merge_params hone_merge_default_params(void);

@@ -1,4 +1,7 @@
-// Finite-difference check of the training graph's gradients with respect to LoRA A and B.
+// What the engine exports on purpose for its tools beyond hone.h: the gradient check
+// (`hone-train check-grad`), the architecture scan (`scan`, `probe-arch` and the refusal of an
+// untrainable model) and the backend loading a tool needs before it loads a model with
+// llama.cpp itself. C++, for hone-train; the app uses hone.h only.
 #pragma once
 
 #include "hone.h"
@@ -7,6 +10,9 @@
 #include <vector>
 
 namespace hone {
+
+// ---- gradient check (gradcheck.cpp) ---------------------------------------------------------
+// Finite-difference check of the training graph's gradients with respect to LoRA A and B.
 
 struct GradCheckEntry {
     std::string tensor;   // e.g. "blk.0.attn_q.weight.lora_a"
@@ -45,5 +51,31 @@ GradCheckResult grad_check(hone_model & m, hone_adapter & ad, const std::vector<
 // Elements with max(|a|, |n|) below `floor` are not checked. Returns atol's floor (2 * rms(d));
 // sets every entry's checked, rel_error, tolerance and pass.
 double judge_gradients(std::vector<GradCheckEntry> & entries, double rtol, double floor);
+
+// ---- architecture scan (arch_scan.cpp) ------------------------------------------------------
+// Which architectures can train: run llama.cpp's own inference graph for a model once and
+// list the ops in it that ggml cannot differentiate.
+
+struct ArchScan {
+    std::string arch;
+    bool graph_built = false;             // llama.cpp loaded the model and ran its graph
+    std::string error;                    // why not, when !graph_built
+    std::vector<std::string> ops;         // every op in the graph (GLU/UNARY by their own names)
+    std::vector<std::string> no_backward; // of those, the ones ggml has no backward for
+};
+
+// Loads the model with llama.cpp (CPU, weights mapped) and decodes two tokens, recording the
+// op of every node on the path to the logits. K/V cache writes (SET_ROWS, CPY, a PAD of
+// narrower V rows) are off that path, as they should be: Hone's training graph attends over the
+// micro-batch's own K and V instead.
+ArchScan scan_architecture(const std::string & path);
+
+// "architecture X cannot train yet: op Y has no backward" (or why the scan could not run).
+std::string describe_scan(const ArchScan & s);
+
+// ---- backends (backend_registry.cpp) --------------------------------------------------------
+// Loads the backend libraries once when none is registered yet (a GGML_BACKEND_DL build): from
+// $HONE_BACKEND_DIR, else the folder of the module holding the engine (hone.node or hone-train).
+void ensure_backends();
 
 } // namespace hone

@@ -1,0 +1,50 @@
+// The LayerNorm families: norms with a weight and a bias (NORM's backward is patch 0006),
+// biases on most projections, and GELU FFNs or a parallel residual.
+#include "hone_arch.h"
+
+namespace hone::arch {
+
+static Desc layernorm_base(const char * name, const char * covers, const char * details) {
+    Desc d = described(name, "layernorm", covers, details);
+    d.norm_kind = NormKind::LAYER;
+    d.rope = Rope::NEOX;
+    return d;
+}
+
+std::vector<Desc> layernorm_family() {
+    std::vector<Desc> v;
+    {
+        Desc d = layernorm_base("phi2", "Phi-1.5, Phi-2",
+                                "LayerNorm; attention and a GELU FFN side by side on one norm, both added to the residual; fused Q/K/V with a bias, partial NeoX RoPE, Q scaled by 1/√head_dim after RoPE, biases on every projection and on the logits");
+        d.norms = Norms::PARALLEL;
+        d.ffn = Ffn::GELU;
+        d.q_scale = QScale::HEAD_DIM;
+        d.tensors.fused_qkv = d.tensors.qkv_bias = d.tensors.out_bias = d.tensors.ffn_bias = d.tensors.output_bias = true;
+        v.push_back(d);
+    }
+    {
+        Desc d = layernorm_base("starcoder2", "StarCoder 2",
+                                "LayerNorm before attention and FFN, a GELU FFN without a gate, NeoX RoPE, GQA, biases on Q/K/V, the output projection and the FFN");
+        d.ffn = Ffn::GELU;
+        d.tensors.qkv_bias = d.tensors.out_bias = d.tensors.ffn_bias = true;
+        v.push_back(d);
+    }
+    {
+        Desc d = layernorm_base("stablelm", "StableLM (2)",
+                                "LayerNorm, SwiGLU, partial NeoX RoPE, optional per-head LayerNorms on Q and K; without an FFN norm (StableLM 2 12B) the FFN reads the attention's normed input");
+        d.tensors.ffn_norm_optional = true;
+        v.push_back(d);
+    }
+    {
+        Desc d = layernorm_base("gptneox", "GPT-NeoX, Pythia",
+                                "LayerNorm, fused Q/K/V with a bias, partial NeoX RoPE, a GELU FFN; with `use_parallel_residual` the FFN reads its own norm of the layer's input and attention and FFN both join the residual");
+        d.ffn = Ffn::GELU;
+        d.parallel_residual_key = true;
+        d.tensors.fused_qkv = d.tensors.qkv_bias = d.tensors.out_bias = d.tensors.ffn_bias = true;
+        d.required_keys = { { "use_parallel_residual", KeyType::BOOL } };
+        v.push_back(d);
+    }
+    return v;
+}
+
+} // namespace hone::arch
