@@ -127,11 +127,11 @@ describe('the training forward pass equals llama.cpp inference with a non-zero a
 // skips RoPE every 4th layer, so the models have 5 layers; minicpm and granite scale the
 // embeddings, residual branches, logits and attention), Qwen3's or a post-norm one: made by
 // make-model in the layout of their description, each checked against llama.cpp and trained.
-describe('architectures on our llama and qwen3 graphs: mistral3, deci, ernie4_5, exaone, smollm3, minicpm, granite, xverse, internlm2, nanbeige, qwen2vl, qwen3vl, seed_oss, pangu-embedded, arcee, hunyuan-dense, maincoder, olmo2, exaone4, stablelm', () => {
+describe('architectures on our llama and qwen3 graphs: mistral3, deci, ernie4_5, exaone, smollm3, minicpm, granite, xverse, internlm2, nanbeige, qwen2vl, qwen3vl, seed_oss, pangu-embedded, arcee, hunyuan-dense, maincoder, olmo2, exaone4, stablelm, phi3', () => {
   const dir = tempDir();
   const data = join(dir, 'text.txt');
   writeFileSync(data, TEXT);
-  const layouts: Record<string, { vocab: 'llama-spm' | 'qwen2' }> = {
+  const layouts: Record<string, { vocab: 'llama-spm' | 'qwen2' | 'phi-3' }> = {
     mistral3: { vocab: 'llama-spm' }, deci: { vocab: 'llama-spm' },
     ernie4_5: { vocab: 'llama-spm' }, exaone: { vocab: 'llama-spm' },
     smollm3: { vocab: 'llama-spm' }, minicpm: { vocab: 'llama-spm' },
@@ -154,6 +154,8 @@ describe('architectures on our llama and qwen3 graphs: mistral3, deci, ernie4_5,
     exaone4: { vocab: 'llama-spm' },
     // StableLM with its FFN norm (LayerNorms with biases, patch 0006); the probe's model has none
     stablelm: { vocab: 'llama-spm' },
+    // Phi-3: fused Q/K/V and gate/up, Q scaled after NeoX RoPE
+    phi3: { vocab: 'phi-3' },
   };
   for (const arch of Object.keys(layouts)) {
     for (const type of ['f32', 'q8_0']) {

@@ -63,6 +63,14 @@ std::vector<Desc> llama_family() {
         d.positions = Positions::BY_DEPTH;
         v.push_back(d);
     }
+    {
+        Desc d = described("phi3", "llama", "Phi-3 mini/medium, Phi-4 (without LongRoPE)",
+                           "llama's graph with a fused Q/K/V, gate and up fused in one `ffn_up`, NeoX RoPE and Q scaled by 1/√head_dim after RoPE; no sliding windows, as the pinned llama.cpp runs it");
+        d.rope = Rope::NEOX;
+        d.q_scale = QScale::HEAD_DIM;
+        d.tensors.fused_qkv = d.tensors.fused_gate_up = true;
+        v.push_back(d);
+    }
     return v;
 }
 
