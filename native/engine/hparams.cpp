@@ -180,6 +180,11 @@ static void read_rope(hone_model & m) {
         const float alpha = gguf_f32(g, a + "rope.scaling.alpha", 0.0f);
         if (alpha > 0.0f) hp.rope_freq_base *= std::pow(alpha, (float) hp.head_dim / (float) (hp.head_dim - 2));
     }
+    // LongRoPE's per-dimension factors (Phi-3 128k): llama.cpp picks the short or the long set by
+    // context; the training graph applies neither yet.
+    for (const char * t : { "rope_factors_long.weight", "rope_factors_short.weight" }) {
+        if (gguf_find_tensor(g, t) >= 0) fail(HONE_E_UNSUPPORTED, "%s: LongRoPE frequency factors ('%s') cannot train yet", m.path.c_str(), t);
+    }
     // A RoPE attention factor other than 1 (YaRN-style magnitude scaling) is not built.
     const float attn_factor = gguf_f32(g, a + "rope.scaling.attn_factor", 1.0f);
     if (attn_factor != 1.0f) fail(HONE_E_UNSUPPORTED, "%s: a RoPE attention factor of %g cannot train yet", m.path.c_str(), attn_factor);

@@ -438,6 +438,17 @@ void hparams_cases() {
         y.f32("rope.scaling.factor", 4.0f).str("rope.scaling.type", "yarn");
         expect_error(HONE_E_UNSUPPORTED, "yarn", [&] { y.read(); });
     });
+    run_case("hparams: Phi-3's LongRoPE factors are refused, naming the tensor", [] {
+        Header h("phi3");
+        ggml_context * meta = ggml_init({ ggml_tensor_overhead() * 2, nullptr, true });
+        ggml_tensor * t = ggml_new_tensor_1d(meta, GGML_TYPE_F32, 8);
+        ggml_set_name(t, "rope_factors_short.weight");
+        gguf_add_tensor(h.m->gguf, t);
+        expect_error(HONE_E_UNSUPPORTED, "LongRoPE frequency factors ('rope_factors_short.weight')", [&] { h.read(); });
+        ggml_free(meta);
+        Header plain("phi3");
+        CHECK(near(plain.read().q_scale, 0.25) && plain.read().rope_type == GGML_ROPE_TYPE_NEOX, "phi3: q_scale %g", plain.read().q_scale);
+    });
     run_case("hparams: refusals name the file and the key (missing count, head mismatch, odd rotary size)", [] {
         Header a("llama");
         a.remove("block_count");
