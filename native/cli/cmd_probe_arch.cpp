@@ -2,12 +2,14 @@
 // model of any architecture llama.cpp loads, without knowing its layout, by asking the loader:
 // write a model, load it, and answer the loader's complaint ("key not found", "wrong type",
 // "missing tensor", "wrong shape; expected ...") until it loads; then scan llama.cpp's graph
-// for it (the ops without a backward). docs/architectures.md is built from these results for
-// every architecture of the pinned release (native/scripts/scan-architectures.mjs).
+// for it (the ops without a backward), and say whether Hone's architecture descriptions know
+// it. docs/architectures.md is built from these results for every architecture of the pinned
+// release (native/scripts/scan-architectures.mjs).
 #include "args.h"
 #include "commands.h"
 #include "hone_json.h"
 
+#include "hone_arch.h"
 #include "hone_tools.h"
 
 #include "ggml.h"
@@ -303,13 +305,15 @@ int cmd_probe_arch(int argc, char ** argv) {
     if (loaded) s = hone::scan_architecture(out);
     const std::string status = !loaded ? "not_loaded" : !s.graph_built ? "not_scanned" : s.no_backward.empty() ? "differentiable" : "blocked";
     if (json) {
-        printf("%s\n", JsonObject().str("type", "probe").str("arch", m.arch).str("status", status).integer("tries", tries + 1)
+        printf("%s\n", JsonObject().str("type", "probe").str("arch", m.arch).str("status", status)
+            .boolean("trainable", hone::arch::find(m.arch) != nullptr).integer("tries", tries + 1)
             .integer("tensors", (long long) m.tensors.size()).str("error", loaded ? s.error : err)
             .raw("ops", json_string_array(s.ops)).raw("no_backward", json_string_array(s.no_backward)).dump().c_str());
     } else {
         printf("%s: %s after %d loads (%zu tensors)%s%s\n", m.arch.c_str(), status.c_str(), tries + 1, m.tensors.size(),
                loaded ? "" : ": ", loaded ? "" : err.c_str());
         if (loaded) printf("  %s\n", s.graph_built && s.no_backward.empty() ? "every op has a backward" : hone::describe_scan(s).c_str());
+        printf("  %s\n", hone::arch::find(m.arch) ? "Hone trains this architecture (hone-train architectures)" : "Hone's graph has no description of this architecture");
     }
     return loaded && s.graph_built ? 0 : 1;
 }

@@ -7,6 +7,26 @@ namespace hone::arch {
 // Qwen2-VL's proportions of rotary sections are the file's; make-model writes them.
 static const RequiredKey SECTIONS{ "rope.dimension_sections", KeyType::I32_ARRAY };
 
+// Qwen2 and later: NeoX RoPE, and the base and epsilon their releases use (for make-model).
+static Desc qwen_base(const char * name, const char * covers, const char * details) {
+    Desc d = described(name, "qwen", covers, details);
+    d.rope = Rope::NEOX;
+    d.typical_rope_base = 1e6f;
+    d.typical_norm_eps = 1e-6f;
+    return d;
+}
+
+// Qwen3's per-head Q/K norms on that base; the VL and TTS text graphs add interleaved M-RoPE.
+static Desc qwen3_base(const char * name, const char * covers, const char * details, bool mrope) {
+    Desc d = qwen_base(name, covers, details);
+    d.qk_norm = QkNorm::PER_HEAD;
+    if (mrope) {
+        d.rope = Rope::IMROPE;
+        d.required_keys = { SECTIONS };
+    }
+    return d;
+}
+
 std::vector<Desc> qwen_family() {
     std::vector<Desc> v;
     {
@@ -17,51 +37,23 @@ std::vector<Desc> qwen_family() {
         v.push_back(d);
     }
     {
-        Desc d = described("qwen2", "qwen", "Qwen2, Qwen2.5", "RoPE NeoX, Q/K/V biases, tied or separate head");
-        d.rope = Rope::NEOX;
+        Desc d = qwen_base("qwen2", "Qwen2, Qwen2.5", "RoPE NeoX, Q/K/V biases, tied or separate head");
         d.tensors.qkv_bias = true;
-        d.typical_rope_base = 1e6f;
-        d.typical_norm_eps = 1e-6f;
         v.push_back(d);
     }
     {
-        Desc d = described("qwen2vl", "qwen", "Qwen2-VL (text)",
+        Desc d = qwen_base("qwen2vl", "Qwen2-VL (text)",
                            "Qwen2's graph with M-RoPE: rotary sections over the positions (t, t, t, 0) llama.cpp feeds text tokens; the norm epsilon is 0, as the pinned llama.cpp's loader leaves it");
         d.rope = Rope::MROPE;
         d.zero_norm_eps = true;
         d.tensors.qkv_bias = true;
         d.required_keys = { SECTIONS };
-        d.typical_rope_base = 1e6f;
-        d.typical_norm_eps = 1e-6f;
         v.push_back(d);
     }
-    {
-        Desc d = described("qwen3", "qwen", "Qwen3 (dense)", "RoPE NeoX, per-head Q/K RMS norms, head_dim independent of n_embd");
-        d.rope = Rope::NEOX;
-        d.qk_norm = QkNorm::PER_HEAD;
-        d.typical_rope_base = 1e6f;
-        d.typical_norm_eps = 1e-6f;
-        v.push_back(d);
-    }
-    {
-        Desc d = described("qwen3vl", "qwen", "Qwen3-VL (text; deepstack inputs are zero for text)",
-                           "Qwen3's graph with interleaved M-RoPE; also checked against finite differences");
-        d.rope = Rope::IMROPE;
-        d.qk_norm = QkNorm::PER_HEAD;
-        d.required_keys = { SECTIONS };
-        d.typical_rope_base = 1e6f;
-        d.typical_norm_eps = 1e-6f;
-        v.push_back(d);
-    }
-    {
-        Desc d = described("qwen3tts", "qwen", "Qwen3-TTS (text)", "Qwen3-VL's graph, as llama.cpp runs it");
-        d.rope = Rope::IMROPE;
-        d.qk_norm = QkNorm::PER_HEAD;
-        d.required_keys = { SECTIONS };
-        d.typical_rope_base = 1e6f;
-        d.typical_norm_eps = 1e-6f;
-        v.push_back(d);
-    }
+    v.push_back(qwen3_base("qwen3", "Qwen3 (dense)", "RoPE NeoX, per-head Q/K RMS norms, head_dim independent of n_embd", false));
+    v.push_back(qwen3_base("qwen3vl", "Qwen3-VL (text; deepstack inputs are zero for text)",
+                           "Qwen3's graph with interleaved M-RoPE; also checked against finite differences", true));
+    v.push_back(qwen3_base("qwen3tts", "Qwen3-TTS (text)", "Qwen3-VL's graph, as llama.cpp runs it", true));
     return v;
 }
 
