@@ -40,7 +40,10 @@ function probe(arch, vocab, experts) {
         if (r.type === 'probe') return resolve(r);
       } catch { /* not JSON: the process died */ }
       const lines = stderr.trim().split('\n').filter(Boolean);
-      const last = (lines.find((l) => /GGML_ASSERT|GGML_ABORT|error|failed/i.test(l)) ?? lines.pop() ?? '').replace(/^.*\/src\/llama\.cpp-[^/]+\//, '');
+      // ggml's message, unwrapped from the engine's fatal report (written for training runs)
+      const own = lines.map((l) => l.replace(/^hone: fatal: the engine stopped on an internal error \((.*)\)\. Resume the run.*$/, '$1'));
+      const last = (own.find((l) => /GGML_ASSERT|GGML_ABORT/.test(l)) ?? own.find((l) => /error|failed/i.test(l)) ?? own.pop() ?? '')
+        .replace(/^.*\/src\/llama\.cpp-[^/]+\//, '');
       resolve({ arch, status: 'aborted', error: `${signal ? `killed by ${signal}` : `exit ${code}`}: ${last.slice(0, 200)}`, ops: [], no_backward: [] });
     });
   });
