@@ -161,7 +161,7 @@ static void bind_weights(hone_model & m) {
         L.b_down = m.weight(blk(il, "ffn_down.bias"), false);
         L.ffn_down = m.weight(blk(il, "ffn_down.weight"), true);
         if (L.ffn_up->ne[2] != 1) fail(HONE_E_UNSUPPORTED, "%s: mixture-of-experts layers cannot train yet", m.path.c_str());
-        // No gate: Arcee's relu^2 FFN, or gate and up fused in one up of 2*n_ff rows (ChatGLM, GLM-4).
+        // No gate: relu^2 (Arcee) and GELU (Phi-2, StarCoder 2, GPT-NeoX) FFNs, or gate and up fused in one up of 2*n_ff rows (ChatGLM, GLM-4, Phi-3).
         const bool no_gate = d.ffn == arch::Ffn::RELU2 || d.ffn == arch::Ffn::GELU;
         const bool fused_gate_up = !L.ffn_gate && !no_gate && L.ffn_up->ne[1] == 2 * (int64_t) L.ffn_down->ne[0];
         if (!L.ffn_gate && !no_gate && !fused_gate_up) m.weight(blk(il, "ffn_gate.weight"), true); // names the missing tensor
