@@ -106,17 +106,17 @@ std::vector<TensorPlan> plan(const Spec & s) {
         }
         if (pre && d.norms != Norms::PARALLEL) {
             v(n(d.tensors.ffn_norm), s.n_embd, 0.0f);
-            if (layer_norm) v(n(d.tensors.ffn_norm.substr(0, d.tensors.ffn_norm.rfind(".weight")) + ".bias"), s.n_embd, sd);
+            if (layer_norm) v(n(bias_of(d.tensors.ffn_norm)), s.n_embd, sd);
         }
         if (d.tensors.fused_gate_up) {
             w(n("ffn_up.weight"), "ffn_up", il, s.n_embd, 2 * s.n_ff); // gate and up in one
         } else {
-            if (d.ffn != Ffn::RELU2 && d.ffn != Ffn::GELU) w(n("ffn_gate.weight"), "ffn_gate", il, s.n_embd, s.n_ff); // relu^2, GELU: no gate
+            if (has_gate(d.ffn)) w(n("ffn_gate.weight"), "ffn_gate", il, s.n_embd, s.n_ff);
             w(n("ffn_up.weight"), "ffn_up", il, s.n_embd, s.n_ff);
         }
         w(n("ffn_down.weight"), "ffn_down", il, s.n_ff, s.n_embd);
         if (s.ffn_biases || d.tensors.ffn_bias) {
-            if (!d.tensors.fused_gate_up && d.ffn != Ffn::RELU2 && d.ffn != Ffn::GELU) v(n("ffn_gate.bias"), s.n_ff, sd);
+            if (!d.tensors.fused_gate_up && has_gate(d.ffn)) v(n("ffn_gate.bias"), s.n_ff, sd);
             v(n("ffn_up.bias"), d.tensors.fused_gate_up ? 2 * s.n_ff : s.n_ff, sd);
             v(n("ffn_down.bias"), s.n_embd, sd);
         }
@@ -267,9 +267,8 @@ int cmd_make_model(int argc, char ** argv) {
     for (const hone::arch::RequiredKey & k : s.desc->required_keys) {
         if (k.type == hone::arch::KeyType::BOOL) gguf_set_val_bool(g, (A + k.name).c_str(), true); // e.g. GPT-NeoX's parallel residual
     }
-    if (s.desc->norm_kind == hone::arch::NormKind::LAYER) gguf_set_val_f32(g, (A + "attention.layer_norm_epsilon").c_str(), s.desc->typical_norm_eps);
     gguf_set_val_f32(g, (A + "rope.freq_base").c_str(), s.desc->typical_rope_base);
-    gguf_set_val_f32(g, (A + "attention.layer_norm_rms_epsilon").c_str(), s.desc->typical_norm_eps);
+    gguf_set_val_f32(g, (A + hone::arch::norm_eps_key(s.desc->norm_kind)).c_str(), s.desc->typical_norm_eps);
     if (s.desc->scales == hone::arch::Scales::GRANITE) {
         // Granite stores its scales (llama.cpp requires logit_scale): values of the real models' order.
         gguf_set_val_f32(g, (A + "logit_scale").c_str(), 8.0f);

@@ -92,12 +92,6 @@ ggml_tensor * hone_model::weight(const std::string & tname, bool required) const
     return t;
 }
 
-// "ffn_norm.weight" -> "ffn_norm.bias"
-static std::string bias_name(const std::string & weight) {
-    const size_t dot = weight.rfind(".weight");
-    return dot == std::string::npos ? weight + ".bias" : weight.substr(0, dot) + ".bias";
-}
-
 static void bind_weights(hone_model & m) {
     const Hparams & hp = m.hp;
     auto blk = [](int il, const char * what) { return strfmt("blk.%d.%s", il, what); };
@@ -145,7 +139,7 @@ static void bind_weights(hone_model & m) {
         L.k_norm = m.weight(blk(il, "attn_k_norm.weight"), qk_norms && !weightless);
         const bool ffn_norm = pre_norms && d.norms != arch::Norms::PARALLEL;
         L.ffn_norm = ffn_norm ? m.weight(blk(il, d.tensors.ffn_norm.c_str()), !d.tensors.ffn_norm_optional) : nullptr;
-        L.ffn_norm_b = ffn_norm ? m.weight(blk(il, bias_name(d.tensors.ffn_norm).c_str()), false) : nullptr;
+        L.ffn_norm_b = ffn_norm ? m.weight(blk(il, arch::bias_of(d.tensors.ffn_norm).c_str()), false) : nullptr;
         const std::string & suffix = d.tensors.post_norm_suffix;
         L.attn_post_norm = post_norms ? m.weight(blk(il, "post_attention_norm") + suffix, true) : nullptr;
         L.ffn_post_norm = post_norms ? m.weight(blk(il, "post_ffw_norm") + suffix, true) : nullptr;
@@ -162,7 +156,7 @@ static void bind_weights(hone_model & m) {
         L.ffn_down = m.weight(blk(il, "ffn_down.weight"), true);
         if (L.ffn_up->ne[2] != 1) fail(HONE_E_UNSUPPORTED, "%s: mixture-of-experts layers cannot train yet", m.path.c_str());
         // No gate: relu^2 (Arcee) and GELU (Phi-2, StarCoder 2, GPT-NeoX) FFNs, or gate and up fused in one up of 2*n_ff rows (ChatGLM, GLM-4, Phi-3).
-        const bool no_gate = d.ffn == arch::Ffn::RELU2 || d.ffn == arch::Ffn::GELU;
+        const bool no_gate = !arch::has_gate(d.ffn);
         const bool fused_gate_up = !L.ffn_gate && !no_gate && L.ffn_up->ne[1] == 2 * (int64_t) L.ffn_down->ne[0];
         if (!L.ffn_gate && !no_gate && !fused_gate_up) m.weight(blk(il, "ffn_gate.weight"), true); // names the missing tensor
     }

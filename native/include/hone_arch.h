@@ -190,6 +190,13 @@ std::vector<Desc> hunyuan_family();
 std::vector<Desc> other_family();
 std::vector<Desc> layernorm_family();
 
+// Whether the FFN has a gate tensor (relu² and GELU FFNs have none).
+bool has_gate(Ffn f);
+// The file's epsilon key for a norm kind, under "<arch>.".
+const char * norm_eps_key(NormKind k);
+// The bias beside a weight tensor: "ffn_norm.weight" -> "ffn_norm.bias".
+std::string bias_of(const std::string & weight);
+
 // Names of the enum values (documentation and `hone-train architectures --json`).
 const char * name_of(Norms v);
 const char * name_of(QkNorm v);

@@ -30,6 +30,17 @@ const Desc * find(const std::string & name) {
     return nullptr;
 }
 
+bool has_gate(Ffn f) { return f != Ffn::RELU2 && f != Ffn::GELU; }
+
+const char * norm_eps_key(NormKind k) {
+    return k == NormKind::LAYER ? "attention.layer_norm_epsilon" : "attention.layer_norm_rms_epsilon";
+}
+
+std::string bias_of(const std::string & weight) {
+    const size_t dot = weight.rfind(".weight");
+    return (dot == std::string::npos ? weight : weight.substr(0, dot)) + ".bias";
+}
+
 const char * name_of(Norms v) {
     switch (v) {
         case Norms::PRE: return "pre";
