@@ -1,5 +1,6 @@
 #include "graph.h"
 
+#include "fused_attention.h"
 #include "ggml-backend.h"
 #include "lora.h"
 #include "model.h"
@@ -23,6 +24,16 @@ ForwardInputs make_forward_inputs(ggml_context * ctx, const Hparams & hp, int T,
         in.kq_mask_swa = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, T, T);
         ggml_set_name(in.kq_mask_swa, "kq_mask_swa");
         ggml_set_input(in.kq_mask_swa);
+    }
+    // the fused attention's masks (F16, as ggml_flash_attn_ext takes them); a graph whose
+    // layers are all unfused leaves them unallocated, as every-layer-windowed models leave kq_mask
+    in.kq_mask_f16 = ggml_new_tensor_2d(ctx, GGML_TYPE_F16, T, T);
+    ggml_set_name(in.kq_mask_f16, "kq_mask_f16");
+    ggml_set_input(in.kq_mask_f16);
+    if (hp.n_swa > 0) {
+        in.kq_mask_swa_f16 = ggml_new_tensor_2d(ctx, GGML_TYPE_F16, T, T);
+        ggml_set_name(in.kq_mask_swa_f16, "kq_mask_swa_f16");
+        ggml_set_input(in.kq_mask_swa_f16);
     }
     return in;
 }
@@ -53,13 +64,22 @@ void set_causal_mask(const ForwardInputs & in, const Hparams & hp, int T) {
             for (int k = 0; k < T; k++) plane[(size_t) q * T + k] = k > q ? -INFINITY : slope * (float) (k - q);
         }
     }
-    if (in.kq_mask->buffer) ggml_backend_tensor_set(in.kq_mask, mask.data(), 0, mask.size() * sizeof(float)); // unused when every layer is windowed
-    if (in.kq_mask_swa && in.kq_mask_swa->buffer) {
+    std::vector<ggml_fp16_t> half((size_t) T * T);
+    // F32 and F16 forms of one [T, T] plane, each where the graph reads it
+    auto upload = [&](ggml_tensor * f32, ggml_tensor * f16, size_t n) {
+        if (f32 && f32->buffer) ggml_backend_tensor_set(f32, mask.data(), 0, n * sizeof(float));
+        if (f16 && f16->buffer) {
+            ggml_fp32_to_fp16_row(mask.data(), half.data(), (int64_t) T * T); // ALiBi layers stay unfused: plane 0 only
+            ggml_backend_tensor_set(f16, half.data(), 0, half.size() * sizeof(ggml_fp16_t));
+        }
+    };
+    upload(in.kq_mask, in.kq_mask_f16, mask.size()); // unused when every layer is windowed
+    if (in.kq_mask_swa) {
         // llama.cpp's standard window: query q sees keys q - n_swa + 1 .. q
         for (int q = 0; q < T; q++) {
             for (int k = 0; k < T; k++) mask[(size_t) q * T + k] = k > q || q - k >= hp.n_swa ? -INFINITY : 0.0f;
         }
-        ggml_backend_tensor_set(in.kq_mask_swa, mask.data(), 0, (size_t) T * T * sizeof(float));
+        upload(in.kq_mask_swa, in.kq_mask_swa_f16, (size_t) T * T);
     }
 }
 
@@ -198,21 +218,17 @@ static void qkv(const LayerCtx & c, ggml_tensor * x, ggml_tensor *& q, ggml_tens
     if (hp.q_scale != 0.0f) q = ggml_scale(ctx, q, hp.q_scale); // Gemma, Phi-3; the KQ scale is then 1
 }
 
-// Attention over the micro-batch's own K and V, through attn_output: [n_embd, T*B].
-static ggml_tensor * attention(const LayerCtx & c, ggml_tensor * x) {
+// Scores, softmax and products as separate nodes: [hd*nh, T*B]. Every backend trains it; the
+// scores and probabilities ([T, T, nh, B] each, with their gradients) are held for the backward.
+static ggml_tensor * unfused_attention(const LayerCtx & c, ggml_tensor * q, ggml_tensor * k, ggml_tensor * v, float kq_scale) {
     ggml_context * ctx = c.ctx;
     const Hparams & hp = c.m.hp;
     const LayerWeights & L = c.m.layers[c.il];
     const int hd = hp.head_dim, nh = hp.n_head_l[c.il], nkv = hp.n_head_kv_l[c.il], T = c.T, B = c.B, il = c.il;
-    const float kq_scale = hp.q_scale != 0.0f ? 1.0f : hp.attention_scale != 0.0f ? hp.attention_scale : 1.0f / std::sqrt((float) hd);
-    ggml_tensor * q, * k, * v;
-    qkv(c, x, q, k, v);
-    // views of a fused Q/K/V that no RoPE or norm has copied yet
-    auto contiguous = [&](ggml_tensor * t) { return ggml_is_contiguous(t) ? t : ggml_cont(ctx, t); };
-    ggml_tensor * q4 = heads_first(ctx, contiguous(q), hd, nh, T, B);
-    ggml_tensor * k4 = repeat_kv(ctx, heads_first(ctx, contiguous(k), hd, nkv, T, B), nh);
+    ggml_tensor * q4 = heads_first(ctx, q, hd, nh, T, B);
+    ggml_tensor * k4 = repeat_kv(ctx, heads_first(ctx, k, hd, nkv, T, B), nh);
     // V transposed per head: [T, hd, heads, B], as llama.cpp's v_trans cache layout.
-    ggml_tensor * vt = ggml_cont(ctx, ggml_permute(ctx, ggml_reshape_4d(ctx, contiguous(v), hd, nkv, T, B), 1, 2, 0, 3));
+    ggml_tensor * vt = ggml_cont(ctx, ggml_permute(ctx, ggml_reshape_4d(ctx, v, hd, nkv, T, B), 1, 2, 0, 3));
     vt = repeat_kv(ctx, vt, nh);
 
     ggml_tensor * kq = tag(ggml_mul_mat(ctx, k4, q4), "kq", il); // [T_k, T_q, nh, B]
@@ -225,7 +241,45 @@ static ggml_tensor * attention(const LayerCtx & c, ggml_tensor * x) {
     if (L.attn_sinks) ggml_soft_max_add_sinks(kq, L.attn_sinks); // its backward to kq is softmax's own
     tag(kq, "kq_soft_max", il);
     ggml_tensor * kqv = tag(ggml_mul_mat(ctx, vt, kq), "kqv", il); // [hd, T_q, nh, B]
-    ggml_tensor * cur = ggml_cont_2d(ctx, ggml_permute(ctx, kqv, 0, 2, 1, 3), (int64_t) hd * nh, (int64_t) T * B);
+    return ggml_cont_2d(ctx, ggml_permute(ctx, kqv, 0, 2, 1, 3), (int64_t) hd * nh, (int64_t) T * B);
+}
+
+// The same attention as one fused op (ggml_flash_attn_ext; its backward recomputes scores and
+// probabilities per query block, so nothing of size T x T is held): [hd*nh, T*B], or null where
+// the layer or the primary backend needs the unfused graph. ALiBi's per-head biases stay in the
+// unfused path's F32 mask (an F16 mask would round them); a soft cap only with a KQ scale of 1
+// (the fused op caps the scaled scores, the unfused graph caps before scaling, as llama.cpp's
+// two paths do: they agree only then, as for Gemma 2, whose queries carry the scale).
+static ggml_tensor * fused_attention(const LayerCtx & c, ggml_tensor * q, ggml_tensor * k, ggml_tensor * v, float kq_scale) {
+    ggml_context * ctx = c.ctx;
+    const Hparams & hp = c.m.hp;
+    const LayerWeights & L = c.m.layers[c.il];
+    const int hd = hp.head_dim, nh = hp.n_head_l[c.il], nkv = hp.n_head_kv_l[c.il], T = c.T, B = c.B, il = c.il;
+    if (!fused_attention_allowed() || hp.alibi_max_bias > 0.0f || (hp.attn_softcap > 0.0f && kq_scale != 1.0f)) return nullptr;
+    // grouped-query heads broadcast inside the op: no repeated K/V
+    ggml_tensor * kqv = ggml_flash_attn_ext(ctx, heads_first(ctx, q, hd, nh, T, B), heads_first(ctx, k, hd, nkv, T, B),
+                                            heads_first(ctx, v, hd, nkv, T, B), hp.swa_l[il] ? c.in.kq_mask_swa_f16 : c.in.kq_mask_f16,
+                                            kq_scale, 0.0f, hp.attn_softcap > 0.0f ? hp.attn_softcap : 0.0f);
+    if (L.attn_sinks) ggml_flash_attn_ext_add_sinks(kqv, L.attn_sinks);
+    ggml_flash_attn_ext_set_prec(kqv, GGML_PREC_F32);
+    if (!backend_runs_fused_attention(c.m.backends.primary, kqv)) return nullptr;
+    tag(kqv, "kqv", il); // [hd, nh, T, B]: already the heads-last layout the output projection reads
+    return ggml_reshape_2d(ctx, kqv, (int64_t) hd * nh, (int64_t) T * B);
+}
+
+// Attention over the micro-batch's own K and V, through attn_output: [n_embd, T*B].
+static ggml_tensor * attention(const LayerCtx & c, ggml_tensor * x) {
+    ggml_context * ctx = c.ctx;
+    const Hparams & hp = c.m.hp;
+    const LayerWeights & L = c.m.layers[c.il];
+    const int il = c.il;
+    const float kq_scale = hp.q_scale != 0.0f ? 1.0f : hp.attention_scale != 0.0f ? hp.attention_scale : 1.0f / std::sqrt((float) hp.head_dim);
+    ggml_tensor * q, * k, * v;
+    qkv(c, x, q, k, v);
+    // views of a fused Q/K/V that no RoPE or norm has copied yet
+    auto contiguous = [&](ggml_tensor * t) { return ggml_is_contiguous(t) ? t : ggml_cont(ctx, t); };
+    ggml_tensor * cur = fused_attention(c, contiguous(q), contiguous(k), contiguous(v), kq_scale);
+    if (!cur) cur = unfused_attention(c, contiguous(q), contiguous(k), contiguous(v), kq_scale);
     if (L.attn_sub_norm) cur = tag(c.norm(cur, L.attn_sub_norm), "attn_sub_norm", il);
     cur = tag(add_bias(ctx, c.mm(L.wo, cur), L.bo), "attn_out", il);
     if (L.attn_post_norm) cur = tag(c.norm(cur, L.attn_post_norm), "attn_post_norm", il);

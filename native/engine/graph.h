@@ -20,6 +20,8 @@ struct ForwardInputs {
     ggml_tensor * pos = nullptr;     // I32 [T*B * n_pos], 0..T-1 per sequence (M-RoPE: section-major)
     ggml_tensor * kq_mask = nullptr; // F32 [T, T], 0 or -inf (causal); ALiBi: [T, T, n_head], the heads' biases
     ggml_tensor * kq_mask_swa = nullptr; // F32 [T, T], for sliding-window layers (Hparams::n_swa > 0)
+    ggml_tensor * kq_mask_f16 = nullptr;     // F16 [T, T]: kq_mask (plane 0) for fused attention
+    ggml_tensor * kq_mask_swa_f16 = nullptr; // F16 [T, T]: kq_mask_swa for fused attention
     // The gradient check's finite-difference side: GELU built from TANH and products, because
     // ggml's CPU GELU reads an fp16 table, a step function at the scale of a finite difference.
     bool smooth_gelu = false;

@@ -2,7 +2,7 @@
 # GPU runs for the CUDA work, on a machine with nvcc, cmake and ninja but no Node and no
 # network. Builds ggml-cuda + hone-train + test-backend-ops from the llama.cpp bundle with
 # our patches, then runs the stages named on the command line, logging under $OUT.
-#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops] [oom]
+#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops] [oom] [attn] [attn-fit]
 # Inputs (ignored by git, carried to the machine): .device/gitRelease.bundle (from the pinned
 # node-llama-cpp tarball), .device/text.txt (training text) and optionally .device/native.tar
 # (`git archive HEAD native`: build a committed snapshot instead of the working tree).
@@ -61,6 +61,59 @@ ops-all)
             REPEAT REPEAT_BACK CROSS_ENTROPY_LOSS CROSS_ENTROPY_LOSS_BACK OPT_STEP_ADAMW MUL_MAT; do
     timeout 120 "$bin/test-backend-ops" test -b CUDA0 -o "$op" > "$out/ops-$op.log" 2>&1
     log "$op: $(grep -E 'tests passed' "$out/ops-$op.log" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$out/ops-$op.log") FAIL, $(grep -c 'not supported \[CUDA0\]' "$out/ops-$op.log") not supported by CUDA0"
+  done
+  ;;
+attn)
+  # Fused attention (patches 0007/0008): the backward op against the CPU, then training at
+  # growing sequence lengths with the fused path (HONE_FUSED_ATTENTION=1) and, at the first
+  # length, the unfused graph in the same call (=0); a profiled fused step at the first length.
+  timeout 240 "$bin/test-backend-ops" test -b CUDA0 -o FLASH_ATTN_BACK > "$out/ops-FLASH_ATTN_BACK.log" 2>&1
+  log "FLASH_ATTN_BACK: $(grep -E 'tests passed' "$out/ops-FLASH_ATTN_BACK.log" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$out/ops-FLASH_ATTN_BACK.log") FAIL, $(grep -c 'not supported \[CUDA0\]' "$out/ops-FLASH_ATTN_BACK.log") not supported by CUDA0"
+  grep -E 'FAIL|NMSE' "$out/ops-FLASH_ATTN_BACK.log" | head -8 | sed 's/^/    /' | tee -a "$out/summary.txt"
+  for shape in ${ATTN_SHAPES:-qwen3-4b}; do
+    m=$work/$shape-q4_k_m.gguf
+    t0=$(date +%s)
+    [ -f "$m" ] || "$bin/hone-train" make-model ${spec[$shape]} --type q4_k_m --out "$m" 2>> "$out/attn.log"
+    log "$shape: make-model $(( $(date +%s) - t0 )) s"
+    first=1
+    for ctx in ${ATTN_CTX:-2048 8192 16384}; do
+      for fused in 1 ${first:+${ATTN_UNFUSED-0}}; do
+        tag=$shape-$ctx-fused$fused
+        nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$out/smi-$tag.txt" & smi=$!
+        HONE_FUSED_ATTENTION=$fused timeout ${ATTN_TIMEOUT:-240} "$bin/hone-train" --model "$m" --data "$dev/text.txt" --out "$out/$tag" \
+          --backend cuda --steps ${ATTN_STEPS:-5} --ctx $ctx --batch 1 --rank 8 --alpha 16 --json > "$out/$tag.jsonl" 2>> "$out/attn.log"
+        rc=$?; kill $smi 2>/dev/null
+        log "$tag: exit $rc, peak GPU $(sort -n "$out/smi-$tag.txt" | tail -1) MiB used (nvidia-smi); $(python3 "$native/scripts/ops-summary.py" "$out/$tag/ops.json" "$out/$tag.jsonl" 2>&1)"
+      done
+      if [ -n "$first" ] && [ "${ATTN_PROFILE:-1}" = 1 ]; then
+        HONE_FUSED_ATTENTION=1 timeout 240 "$bin/hone-train" --model "$m" --data "$dev/text.txt" --out "$out/$shape-$ctx-prof" --backend cuda \
+          --steps 4 --ctx $ctx --rank 8 --alpha 16 --profile --json > "$out/$shape-$ctx-prof.jsonl" 2>> "$out/attn.log"
+        log "$(python3 "$native/scripts/profile-summary.py" "$out/$shape-$ctx-prof/ops.json" 16 2>&1)"
+      fi
+      first=
+    done
+  done
+  ;;
+attn-fit)
+  # The longest sequence whose memory plan fits 24 GiB and 80 GiB (--dry-run --memory-limit:
+  # the plan the trainer refuses by), doubling then bisecting to 256 tokens; then a real run
+  # at the 24 GiB length with its measured peak.
+  m=$work/qwen3-4b-q4_k_m.gguf
+  [ -f "$m" ] || "$bin/hone-train" make-model ${spec[qwen3-4b]} --type q4_k_m --out "$m" 2>> "$out/attn.log"
+  fits() { HONE_FUSED_ATTENTION=${FIT_FUSED:-1} "$bin/hone-train" --model "$m" --data "$dev/text.txt" --out "$out/fit-$2-$1" --backend cuda --steps 1 \
+             --ctx $1 --rank 8 --alpha 16 --dry-run --memory-limit $2 --json > "$out/fit-$2-$1.jsonl" 2>> "$out/attn.log"; }
+  for limit in 24G 80G; do
+    lo=0; hi=1024
+    while fits $hi $limit && [ $hi -le 262144 ]; do lo=$hi; hi=$((hi*2)); done
+    while [ $((hi - lo)) -gt 256 ]; do mid=$(( (lo + hi) / 512 * 256 )); if fits $mid $limit; then lo=$mid; else hi=$mid; fi; done
+    log "qwen3-4b fused=${FIT_FUSED:-1}: longest sequence whose plan fits $limit: $lo tokens (refused at $hi)"
+    [ $limit = 24G ] && [ $lo -gt 0 ] && {
+      nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$out/smi-fit.txt" & smi=$!
+      HONE_FUSED_ATTENTION=${FIT_FUSED:-1} timeout 240 "$bin/hone-train" --model "$m" --data "$dev/text.txt" --out "$out/fit-run" --backend cuda --steps 3 \
+        --ctx $lo --rank 8 --alpha 16 --json > "$out/fit-run.jsonl" 2>> "$out/attn.log"
+      rc=$?; kill $smi 2>/dev/null
+      log "qwen3-4b at $lo tokens: exit $rc, peak GPU $(sort -n "$out/smi-fit.txt" | tail -1) MiB used (nvidia-smi); $(python3 "$native/scripts/ops-summary.py" "$out/fit-run/ops.json" "$out/fit-run.jsonl" 2>&1 | head -3)"
+    }
   done
   ;;
 mem)

@@ -1,8 +1,8 @@
 /**
  * Kernels our patches change on the CPU backend, checked where test-backend-ops cannot
  * (it compares other backends against the CPU, so a CPU-only build runs none of its cases),
- * and the backward passes patch 0005 adds, through test-backend-ops' grad mode, which does run
- * on the CPU (analytic gradients against finite differences).
+ * and the backward passes patches 0005-0007 add, through test-backend-ops' grad mode, which does
+ * run on the CPU (analytic gradients against finite differences).
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -16,14 +16,16 @@ test('OUT_PROD with a quantized src0 (patch 0001) matches a float64 reference an
   assert.equal(r.code, 0);
 });
 
-test('backward of GELU, TANH and split GEGLU (patch 0005) and NORM (patch 0006): test-backend-ops grad cases pass on the CPU', () => {
-  for (const op of ['GELU', 'TANH', 'GEGLU', 'NORM']) {
+test('backward of GELU, TANH and split GEGLU (patch 0005), NORM (patch 0006) and flash attention (patch 0007): test-backend-ops grad cases pass on the CPU', () => {
+  for (const op of ['GELU', 'TANH', 'GEGLU', 'NORM', 'FLASH_ATTN_EXT']) {
     const r = run(bin('test-backend-ops'), ['grad', '-o', op, '-b', 'CPU']);
     const out = r.stdout.replace(/\x1b\[[0-9;]*m/g, '');
     assert.equal(r.code, 0, out + r.stderr);
     // every F32 case of the op ran its backward and agreed (F16 ones are not differentiable in ggml);
-    // NORM's are patch 0006's weighted cases (the plain sum of a LayerNorm's output is constant)
-    const label = op === 'NORM' ? 'NORM(ne=' : `${op}(type=f32`;
+    // NORM's are patch 0006's weighted cases (the plain sum of a LayerNorm's output is constant),
+    // FLASH_ATTN_EXT's patch 0007's (F32 Q/K/V as training builds them; the forward-only cases
+    // with F16 or quantized K/V have no differentiable parameters and are not run)
+    const label = op === 'NORM' ? 'NORM(ne=' : op === 'FLASH_ATTN_EXT' ? 'FLASH_ATTN_EXT(hs=' : `${op}(type=f32`;
     const ok = out.split('\n').filter((l) => l.includes(label) && l.trim().endsWith(': OK'));
     assert.ok(ok.length >= 4, `${op}: ${ok.length} cases OK\n${out}`);
     assert.doesNotMatch(out, /FAIL/);
