@@ -262,6 +262,7 @@ static ggml_tensor * fused_attention(const LayerCtx & c, ggml_tensor * q, ggml_t
                                             kq_scale, 0.0f, hp.attn_softcap > 0.0f ? hp.attn_softcap : 0.0f);
     if (L.attn_sinks) ggml_flash_attn_ext_add_sinks(kqv, L.attn_sinks);
     ggml_flash_attn_ext_set_prec(kqv, GGML_PREC_F32);
+    ggml_flash_attn_ext_set_causal(kqv, true); // both masks are causal: the backward may skip later keys
     if (!backend_runs_fused_attention(c.m.backends.primary, kqv)) return nullptr;
     tag(kqv, "kqv", il); // [hd, nh, T, B]: already the heads-last layout the output projection reads
     return ggml_reshape_2d(ctx, kqv, (int64_t) hd * nh, (int64_t) T * B);

@@ -32,7 +32,7 @@ prepare_source "$src" "$native/patches" "$dev/gitRelease.bundle" || { log "prepa
 t0=$(date +%s)
 mkdir -p "$work"
 cmake -S "$native" -B "$build" -G Ninja -DHONE_LLAMA_DIR="$src" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF \
-  -DGGML_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DGGML_NATIVE=ON -DGGML_CUDA_FA=OFF -DGGML_CUDA_NCCL=OFF -DLLAMA_OPENSSL=OFF \
+  -DGGML_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DGGML_NATIVE=ON -DGGML_CUDA_FA=ON -DGGML_CUDA_NCCL=OFF -DLLAMA_OPENSSL=OFF \
   > "$out/cmake.log" 2>&1 || { tail -20 "$out/cmake.log"; exit 1; }
 cmake --build "$build" -j "$jobs" --target hone-train test-backend-ops hone-test-out-prod-cuda-mem > "$out/build.log" 2>&1 \
   || { grep -E "error|FAILED" "$out/build.log" | head -20; exit 1; }
