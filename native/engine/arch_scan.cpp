@@ -23,7 +23,7 @@ static const std::set<std::string> & ops_with_backward() {
         "NONE", "DUP", "ADD", "ADD1", "ACC", "SUB", "MUL", "DIV", "SQR", "SQRT", "LOG", "SIN", "COS", "SUM", "SUM_ROWS",
         "MEAN", "REPEAT", "REPEAT_BACK", "RMS_NORM", "NORM" /* Hone patch 0006 */, "MUL_MAT", "SCALE", "SET", "CPY", "CONT", "RESHAPE", "VIEW", "PERMUTE",
         "TRANSPOSE", "GET_ROWS", "DIAG_MASK_INF", "DIAG_MASK_ZERO", "SOFT_MAX", "ROPE", "IM2COL", "POOL_2D", "WIN_PART",
-        "WIN_UNPART", "CROSS_ENTROPY_LOSS",
+        "WIN_UNPART", "CROSS_ENTROPY_LOSS", "FLASH_ATTN_EXT" /* Hone patch 0007 */,
         // UNARY sub-ops (GELU and TANH: Hone patch 0005)
         "ABS", "SGN", "NEG", "STEP", "RELU", "SILU", "EXP", "EXPM1", "SOFTPLUS", "GELU", "TANH",
         // GLU sub-ops, split form (GEGLU: Hone patch 0005)

@@ -168,15 +168,11 @@ struct Harness {
 
     void gradients() {
         set_inputs(in);
-        const int V = m.hp.n_vocab;
-        std::vector<int32_t> tgt(T);
         std::vector<float> ones(T, 1.0f);
-        for (int r = 0; r < T; r++) tgt[r] = r * V + target[r];
-        const float scale = 1.0f, zero = 0.0f;
-        ggml_backend_tensor_set(li.targets, tgt.data(), 0, T * sizeof(int32_t));
+        const float scale = 1.0f;
+        ggml_backend_tensor_set(li.targets, target.data(), 0, T * sizeof(int32_t));
         ggml_backend_tensor_set(li.loss_mask, ones.data(), 0, T * sizeof(float));
         ggml_backend_tensor_set(li.loss_scale, &scale, 0, sizeof(float));
-        ggml_backend_tensor_set(li.zero, &zero, 0, sizeof(float));
         if (ggml_backend_sched_graph_compute(sched_grad, gb) != GGML_STATUS_SUCCESS) fail(HONE_E_INTERNAL, "backward pass failed");
     }
 

@@ -375,7 +375,7 @@ TrainingLoss build_training_loss(ggml_context * ctx, const hone_model & m, const
     t.in = make_forward_inputs(ctx, m.hp, T, B);
     t.li = make_loss_inputs(ctx, T * B);
     t.in.row_mask = t.li.loss_mask;
-    t.loss = build_loss(ctx, build_forward(ctx, m, &ad, t.in, T, B), t.li, m.hp.n_vocab, T * B);
+    t.loss = build_loss(ctx, build_forward(ctx, m, &ad, t.in, T, B), t.li);
     ggml_set_output(t.loss);
     ggml_set_loss(t.loss);
     return t;
@@ -386,20 +386,17 @@ LossInputs make_loss_inputs(ggml_context * ctx, int n_rows) {
     li.targets = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, n_rows);
     li.loss_mask = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 1, n_rows);
     li.loss_scale = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 1);
-    li.zero = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 1);
     ggml_set_name(li.targets, "targets");
     ggml_set_name(li.loss_mask, "loss_mask");
     ggml_set_name(li.loss_scale, "loss_scale");
-    ggml_set_name(li.zero, "zero");
-    for (ggml_tensor * t : { li.targets, li.loss_mask, li.loss_scale, li.zero }) ggml_set_input(t);
+    for (ggml_tensor * t : { li.targets, li.loss_mask, li.loss_scale }) ggml_set_input(t);
     return li;
 }
 
-ggml_tensor * build_loss(ggml_context * ctx, ggml_tensor * logits, const LossInputs & li, int n_vocab, int n_rows) {
-    ggml_tensor * zeros = ggml_repeat_4d(ctx, li.zero, 1, (int64_t) n_vocab * n_rows, 1, 1);
-    ggml_tensor * labels = ggml_reshape_2d(ctx, ggml_set_rows(ctx, zeros, li.loss_mask, li.targets), n_vocab, n_rows);
-    ggml_set_name(labels, "labels");
-    ggml_tensor * ce = ggml_cross_entropy_loss(ctx, logits, labels); // mean over all n_rows
+ggml_tensor * build_loss(ggml_context * ctx, ggml_tensor * logits, const LossInputs & li) {
+    // class indices (patch 0009): no one-hot [n_vocab, rows] labels; the logits' gradient
+    // takes the logits' place (the allocator runs the backward in place)
+    ggml_tensor * ce = ggml_cross_entropy_loss(ctx, logits, li.targets); // mean over all rows
     ggml_tensor * loss = ggml_mul(ctx, ce, li.loss_scale);
     ggml_set_name(loss, "loss");
     return loss;

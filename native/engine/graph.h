@@ -46,24 +46,20 @@ void set_positions(const ForwardInputs & in, const std::vector<int32_t> & pos);
 ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone_adapter * ad, const ForwardInputs & in, int T, int B);
 
 struct LossInputs {
-    ggml_tensor * targets = nullptr;    // I32 [T*B], r*n_vocab + target token of row r (any row of a masked one)
-    ggml_tensor * loss_mask = nullptr;  // F32 [1, T*B], 1 on loss positions
+    ggml_tensor * targets = nullptr;    // I32 [T*B], the target token of each row, -1 on rows without loss
+    ggml_tensor * loss_mask = nullptr;  // F32 [1, T*B], 1 on loss positions (the rows the head reads)
     ggml_tensor * loss_scale = nullptr; // F32 [1], rows / loss tokens of the whole optimizer step
-    ggml_tensor * zero = nullptr;       // F32 [1], holds 0: the seed of the on-device labels
 };
 
 // The loss's inputs, created in ctx and flagged as graph inputs.
 LossInputs make_loss_inputs(ggml_context * ctx, int n_rows);
 
 // Sum of cross-entropy over loss positions divided by the step's loss-token count (through
-// loss_scale). Masked rows must reach the output head as zero vectors (ForwardInputs::row_mask
-// = li.loss_mask): their labels are zero too, so they add nothing to the loss, and the gradient
-// their logits still get (ggml's cross-entropy backward assumes labels that sum to one) ends at
-// the zeroed rows. Masking the [n_embd, rows] input instead of the [n_vocab, rows] logits
-// saves two full-vocabulary passes per step. The one-hot labels are built on the device (a
-// repeated zero with the loss mask scattered in at the targets), so a step uploads T*B indices
-// instead of n_vocab*T*B floats.
-ggml_tensor * build_loss(ggml_context * ctx, ggml_tensor * logits, const LossInputs & li, int n_vocab, int n_rows);
+// loss_scale). The cross-entropy reads one class index per row (patch 0009): rows without
+// loss (-1) add nothing and get a zero gradient, so no [n_vocab, rows] one-hot labels exist,
+// and the logits' gradient is computed in the logits' own memory. Masked rows also reach the
+// output head as zero vectors (ForwardInputs::row_mask = li.loss_mask).
+ggml_tensor * build_loss(ggml_context * ctx, ggml_tensor * logits, const LossInputs & li);
 
 struct TrainingLoss {
     ForwardInputs in;

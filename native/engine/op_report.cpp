@@ -46,7 +46,8 @@ static const ggml_tensor * root(const ggml_tensor * t) {
 }
 
 static const ggml_tensor * base_weight(const hone_model & m, const ggml_tensor * t) {
-    for (int i = 0; i < GGML_MAX_SRC && t->src[i]; i++) {
+    for (int i = 0; i < GGML_MAX_SRC; i++) {
+        if (!t->src[i]) continue; // an empty slot may come before later sources
         const ggml_tensor * s = root(t->src[i]);
         if (s->buffer && s->buffer == m.buf_w) return s;
     }
@@ -107,7 +108,8 @@ static bool needs_copy(ggml_backend_sched_t sched, const ggml_tensor * src, cons
 
 static std::string src_summary(const ggml_tensor * t) {
     std::string s;
-    for (int i = 0; i < GGML_MAX_SRC && t->src[i]; i++) {
+    for (int i = 0; i < GGML_MAX_SRC; i++) {
+        if (!t->src[i]) continue;
         s += strfmt("%ssrc%d %s %s", i ? ", " : " with ", i, ggml_type_name(t->src[i]->type), shape_json(t->src[i]).c_str());
     }
     return s;
@@ -140,7 +142,8 @@ GradientWaste find_gradient_waste(ggml_cgraph * graph, int n_forward, const std:
     for (int i = 0; i < n_forward; i++) {
         const ggml_tensor * t = ggml_graph_node(graph, i);
         bool d = trainable.count(t) > 0;
-        for (int s = 0; !d && s < GGML_MAX_SRC && t->src[s]; s++) d = trainable.count(t->src[s]) || depends[t->src[s]];
+        // every source slot: an op may leave one empty before later ones (flash attention's sinks)
+        for (int s = 0; !d && s < GGML_MAX_SRC; s++) d = t->src[s] && (trainable.count(t->src[s]) || depends[t->src[s]]);
         depends[t] = d;
         if (ggml_graph_get_grad(graph, t) && !d) w.forward.push_back(i);
     }
@@ -154,7 +157,7 @@ GradientWaste find_gradient_waste(ggml_cgraph * graph, int n_forward, const std:
         todo.pop_back();
         if (useful[t]) continue;
         useful[t] = true;
-        for (int s = 0; s < GGML_MAX_SRC && t->src[s]; s++) todo.push_back(t->src[s]);
+        for (int s = 0; s < GGML_MAX_SRC; s++) if (t->src[s]) todo.push_back(t->src[s]);
         if (t->view_src) todo.push_back(t->view_src);
     }
     for (int i = n_forward; i < ggml_graph_n_nodes(graph); i++) {
@@ -188,7 +191,8 @@ std::string op_report_json(const OpReportInput & in) {
     auto add_node = [&](int i, const ggml_tensor * t, const char * pass, const std::string & be) {
         const bool compute = !is_view_op(t->op);
         int li = layer_of_name(t->name);
-        for (int s = 0; li < 0 && s < GGML_MAX_SRC && t->src[s]; s++) {
+        for (int s = 0; li < 0 && s < GGML_MAX_SRC; s++) {
+            if (!t->src[s]) continue;
             auto it = layer.find(t->src[s]);
             if (it != layer.end()) li = it->second;
         }
@@ -200,8 +204,9 @@ std::string op_report_json(const OpReportInput & in) {
          .str("type", ggml_type_name(t->type)).raw("shape", shape_json(t)).integer("layer", li)
          .raw("weight", w ? "\"" + json_escape(w->name) + "\"" : "null").num("flops", flops).boolean("compute", compute);
         std::string srcs = "[";
-        for (int s = 0; s < GGML_MAX_SRC && t->src[s]; s++) {
-            srcs += (s ? "," : "") + JsonObject().str("name", t->src[s]->name).str("type", ggml_type_name(t->src[s]->type))
+        for (int s = 0; s < GGML_MAX_SRC; s++) {
+            if (!t->src[s]) continue;
+            srcs += (srcs.size() > 1 ? "," : "") + JsonObject().str("name", t->src[s]->name).str("type", ggml_type_name(t->src[s]->type))
                 .raw("shape", shape_json(t->src[s])).str("backend", backend_of(in.sched, t->src[s])).dump();
         }
         o.raw("src", srcs + "]");
@@ -226,7 +231,8 @@ std::string op_report_json(const OpReportInput & in) {
                     .str("op", ggml_op_desc(t)).str("name", t->name).dump();
             }
             prev_backend = be;
-            for (int s = 0; s < GGML_MAX_SRC && t->src[s]; s++) {
+            for (int s = 0; s < GGML_MAX_SRC; s++) {
+                if (!t->src[s]) continue;
                 const std::string sb = backend_of(in.sched, t->src[s]);
                 const ggml_tensor * r = root(t->src[s]);
                 if (!needs_copy(in.sched, t->src[s], sb, be) || copied[{ r, be }]) continue;

@@ -158,7 +158,7 @@ static void use_graph(hone_trainer & tr, ggml_cgraph * g) {
 // Uploads one micro-batch (a null entry is an empty sequence: padding, no loss) and the
 // scale that turns its mean-over-rows cross-entropy into its share of the step's loss.
 static void upload_micro_batch(hone_trainer & tr, const std::vector<const PreparedSeq *> & seqs, float loss_scale) {
-    const int T = tr.T, B = tr.B, V = tr.model->hp.n_vocab;
+    const int T = tr.T, B = tr.B;
     std::vector<int32_t> tokens(T * B), pos(T * B), targets(T * B);
     std::vector<float> mask(T * B, 0.0f);
     const int32_t pad = std::max(0, hone_model_token_eos(tr.model));
@@ -170,17 +170,15 @@ static void upload_micro_batch(hone_trainer & tr, const std::vector<const Prepar
             tokens[r] = s ? s->input[t] : pad;
             pos[r] = t;
             mask[r] = loss ? 1.0f : 0.0f;
-            targets[r] = r * V + (loss ? s->target[t] : 0);
+            targets[r] = loss ? s->target[t] : -1;
         }
     }
-    const float zero = 0.0f;
     ggml_backend_tensor_set(tr.in.tokens, tokens.data(), 0, tokens.size() * sizeof(int32_t));
     set_positions(tr.in, pos);
     set_causal_mask(tr.in, tr.model->hp, T);
     ggml_backend_tensor_set(tr.li.targets, targets.data(), 0, targets.size() * sizeof(int32_t));
     ggml_backend_tensor_set(tr.li.loss_mask, mask.data(), 0, mask.size() * sizeof(float));
     ggml_backend_tensor_set(tr.li.loss_scale, &loss_scale, 0, sizeof(float));
-    ggml_backend_tensor_set(tr.li.zero, &zero, 0, sizeof(float));
 }
 
 static float compute_loss(hone_trainer & tr, ggml_cgraph * g, const char * what, int64_t step) {

@@ -16,8 +16,8 @@ test('OUT_PROD with a quantized src0 (patch 0001) matches a float64 reference an
   assert.equal(r.code, 0);
 });
 
-test('backward of GELU, TANH and split GEGLU (patch 0005), NORM (patch 0006) and flash attention (patch 0007): test-backend-ops grad cases pass on the CPU', () => {
-  for (const op of ['GELU', 'TANH', 'GEGLU', 'NORM', 'FLASH_ATTN_EXT']) {
+test('backward of GELU, TANH and split GEGLU (patch 0005), NORM (patch 0006), flash attention (patch 0007) and cross-entropy from class indices (patch 0009): test-backend-ops grad cases pass on the CPU', () => {
+  for (const op of ['GELU', 'TANH', 'GEGLU', 'NORM', 'FLASH_ATTN_EXT', 'CROSS_ENTROPY_LOSS']) {
     const r = run(bin('test-backend-ops'), ['grad', '-o', op, '-b', 'CPU']);
     const out = r.stdout.replace(/\x1b\[[0-9;]*m/g, '');
     assert.equal(r.code, 0, out + r.stderr);
@@ -25,9 +25,10 @@ test('backward of GELU, TANH and split GEGLU (patch 0005), NORM (patch 0006) and
     // NORM's are patch 0006's weighted cases (the plain sum of a LayerNorm's output is constant),
     // FLASH_ATTN_EXT's patch 0007's (F32 Q/K/V as training builds them; the forward-only cases
     // with F16 or quantized K/V have no differentiable parameters and are not run)
-    const label = op === 'NORM' ? 'NORM(ne=' : op === 'FLASH_ATTN_EXT' ? 'FLASH_ATTN_EXT(hs=' : `${op}(type=f32`;
+    // CROSS_ENTROPY_LOSS's are patch 0009's index cases (the 30000-class one is skipped by size)
+    const label = op === 'NORM' ? 'NORM(ne=' : op === 'FLASH_ATTN_EXT' ? 'FLASH_ATTN_EXT(hs=' : op === 'CROSS_ENTROPY_LOSS' ? 'labels=i32' : `${op}(type=f32`;
     const ok = out.split('\n').filter((l) => l.includes(label) && l.trim().endsWith(': OK'));
-    assert.ok(ok.length >= 4, `${op}: ${ok.length} cases OK\n${out}`);
+    assert.ok(ok.length >= (op === 'CROSS_ENTROPY_LOSS' ? 2 : 4), `${op}: ${ok.length} cases OK\n${out}`);
     assert.doesNotMatch(out, /FAIL/);
   }
 });
