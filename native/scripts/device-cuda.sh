@@ -70,6 +70,11 @@ attn)
   timeout 240 "$bin/test-backend-ops" test -b CUDA0 -o FLASH_ATTN_BACK > "$out/ops-FLASH_ATTN_BACK.log" 2>&1
   log "FLASH_ATTN_BACK: $(grep -E 'tests passed' "$out/ops-FLASH_ATTN_BACK.log" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$out/ops-FLASH_ATTN_BACK.log") FAIL, $(grep -c 'not supported \[CUDA0\]' "$out/ops-FLASH_ATTN_BACK.log") not supported by CUDA0"
   grep -E 'FAIL|NMSE' "$out/ops-FLASH_ATTN_BACK.log" | head -8 | sed 's/^/    /' | tee -a "$out/summary.txt"
+  # patch 0009's class-index cross-entropy (loss and backward) against the CPU
+  for op in CROSS_ENTROPY_LOSS CROSS_ENTROPY_LOSS_BACK; do
+    timeout 120 "$bin/test-backend-ops" test -b CUDA0 -o $op > "$out/ops-$op.log" 2>&1
+    log "$op: $(grep -E 'tests passed' "$out/ops-$op.log" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$out/ops-$op.log") FAIL, $(grep -c 'labels=i32.*OK' "$out/ops-$op.log") index cases OK"
+  done
   GGML_CUDA_FA_BACK_BLOCK=32 timeout 240 "$bin/test-backend-ops" test -b CUDA0 -o FLASH_ATTN_BACK > "$out/ops-FLASH_ATTN_BACK-block32.log" 2>&1
   log "FLASH_ATTN_BACK in 32-query blocks: $(grep -E 'tests passed' "$out/ops-FLASH_ATTN_BACK-block32.log" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$out/ops-FLASH_ATTN_BACK-block32.log") FAIL"
   for shape in ${ATTN_SHAPES:-qwen3-4b}; do
