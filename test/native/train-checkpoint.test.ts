@@ -101,11 +101,14 @@ describe('checkpoints and resume', () => {
     if (!model) return;
     uninterrupted(model);
     // The pause lands after whichever micro-batch is running; at a step's last one it is a
-    // plain step-boundary checkpoint, so try until one lands inside a step.
-    for (let attempt = 0; attempt < 6; attempt++) {
+    // plain step-boundary checkpoint, so try until one lands inside a step, waiting a little
+    // longer after the step event each time (faster steps made the first moments land on
+    // boundaries more often).
+    for (let attempt = 0; attempt < 12; attempt++) {
       const out = join(dir, `pause-${attempt}`);
       const p: TrainProcess = new TrainProcess([...config(model), '--out', out]);
-      await p.waitFor((e) => e.type === 'step' && e.step === 4 + attempt);
+      await p.waitFor((e) => e.type === 'step' && e.step === 4 + (attempt % 6));
+      await new Promise((r) => setTimeout(r, attempt));
       p.signal('SIGINT');
       p.signal('SIGINT');
       const x: Exit = await p.exited;
@@ -127,7 +130,7 @@ describe('checkpoints and resume', () => {
       assertSameAdapter(out, `resumed mid-step ${ckpt.step + 1} after micro-batch ${ckpt.micro_batch}`);
       return;
     }
-    assert.fail('no pause landed inside a step in 6 attempts');
+    assert.fail('no pause landed inside a step in 12 attempts');
   });
 
   test('SIGKILL at random moments, also during checkpoint writes, leaves the newest checkpoint loadable', async (t) => {
