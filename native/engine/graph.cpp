@@ -279,8 +279,11 @@ static ggml_tensor * attention(const LayerCtx & c, ggml_tensor * x) {
     qkv(c, x, q, k, v);
     // views of a fused Q/K/V that no RoPE or norm has copied yet
     auto contiguous = [&](ggml_tensor * t) { return ggml_is_contiguous(t) ? t : ggml_cont(ctx, t); };
-    ggml_tensor * cur = fused_attention(c, contiguous(q), contiguous(k), contiguous(v), kq_scale);
-    if (!cur) cur = unfused_attention(c, contiguous(q), contiguous(k), contiguous(v), kq_scale);
+    q = contiguous(q);
+    k = contiguous(k);
+    v = contiguous(v);
+    ggml_tensor * cur = fused_attention(c, q, k, v, kq_scale);
+    if (!cur) cur = unfused_attention(c, q, k, v, kq_scale);
     if (L.attn_sub_norm) cur = tag(c.norm(cur, L.attn_sub_norm), "attn_sub_norm", il);
     cur = tag(add_bias(ctx, c.mm(L.wo, cur), L.bo), "attn_out", il);
     if (L.attn_post_norm) cur = tag(c.norm(cur, L.attn_post_norm), "attn_post_norm", il);
