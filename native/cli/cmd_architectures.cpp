@@ -21,7 +21,7 @@ int cmd_architectures(int argc, char ** argv) {
         std::vector<std::string> keys;
         for (const RequiredKey & k : d.required_keys) keys.push_back(k.name);
         printf("%s\n", JsonObject().str("type", "architecture").str("name", d.name).str("family", d.family).str("covers", d.covers)
-            .str("details", d.details).str("norms", name_of(d.norms)).str("qk_norm", name_of(d.qk_norm)).str("ffn", name_of(d.ffn))
+            .str("details", d.details).str("norms", name_of(d.norms)).str("qk_norm", name_of(d.qk_norm)).str("ffn", name_of(d.ffn)).str("moe", name_of(d.moe))
             .str("positions", name_of(d.positions)).str("rope", name_of(d.rope)).boolean("windows", d.window.layout != Windows::NONE)
             .boolean("fused_qkv", d.tensors.fused_qkv).boolean("fused_gate_up", d.tensors.fused_gate_up)
             .raw("required_keys", json_string_array(keys)).dump().c_str());

@@ -25,6 +25,7 @@ struct Spec {
     std::string arch;
     const hone::arch::Desc * desc; // the layout written: the architecture's description
     int n_embd, n_layer, n_head, n_kv, n_ff, head_dim, n_vocab, ctx;
+    int n_expert, n_expert_used, n_ff_exp; // mixture-of-experts descriptions only
     bool tied;
     bool ffn_biases; // --ffn-biases: gate/up/down biases, optional tensors llama's loader reads
     std::string type;
@@ -37,6 +38,7 @@ struct TensorPlan {
     int64_t ne0, ne1;
     ggml_type type;
     float init_std; // 0: constant 1 (norm weights)
+    int64_t ne2 = 1; // experts
 };
 
 // llama-quantize's Q4_K_M rule: attn_v and ffn_down get Q6_K in the first and last eighth of
@@ -108,6 +110,17 @@ std::vector<TensorPlan> plan(const Spec & s) {
             v(n(d.tensors.ffn_norm), s.n_embd, 0.0f);
             if (layer_norm) v(n(bias_of(d.tensors.ffn_norm)), s.n_embd, sd);
         }
+        if (d.moe != Moe::NONE) {
+            // the router stays F32, as llama-quantize leaves ffn_gate_inp; experts quantize as the FFN does
+            t.push_back({ n("ffn_gate_inp.weight"), s.n_embd, s.n_expert, GGML_TYPE_F32, sd });
+            auto e = [&](const std::string & name, const std::string & what, int64_t ne0, int64_t ne1) {
+                t.push_back({ name, ne0, ne1, fit_type(weight_type(s, what, il), ne0), sd, s.n_expert });
+            };
+            e(n("ffn_gate_exps.weight"), "ffn_gate", s.n_embd, s.n_ff_exp);
+            e(n("ffn_up_exps.weight"), "ffn_up", s.n_embd, s.n_ff_exp);
+            e(n("ffn_down_exps.weight"), "ffn_down", s.n_ff_exp, s.n_embd);
+            continue;
+        }
         if (d.tensors.fused_gate_up) {
             w(n("ffn_up.weight"), "ffn_up", il, s.n_embd, 2 * s.n_ff); // gate and up in one
         } else {
@@ -127,12 +140,13 @@ std::vector<TensorPlan> plan(const Spec & s) {
 // Random rows (uniform with the given std) quantized in parallel into `out`.
 void fill_tensor(const TensorPlan & tp, uint64_t seed, int threads, std::vector<uint8_t> & out) {
     const size_t row_bytes = ggml_row_size(tp.type, tp.ne0);
-    out.resize(row_bytes * tp.ne1);
-    const int64_t n_threads = std::max<int64_t>(1, std::min<int64_t>(threads, tp.ne1));
+    const int64_t n_rows = tp.ne1 * tp.ne2;
+    out.resize(row_bytes * n_rows);
+    const int64_t n_threads = std::max<int64_t>(1, std::min<int64_t>(threads, n_rows));
     std::vector<std::thread> pool;
     for (int64_t t = 0; t < n_threads; t++) {
         pool.emplace_back([&, t] {
-            const int64_t r0 = tp.ne1 * t / n_threads, r1 = tp.ne1 * (t + 1) / n_threads;
+            const int64_t r0 = n_rows * t / n_threads, r1 = n_rows * (t + 1) / n_threads;
             std::mt19937_64 rng(seed ^ (0x9E3779B97F4A7C15ULL * (uint64_t) (t + 1)));
             const float a = tp.init_std * 1.7320508f; // uniform(-a, a) has std a/sqrt(3)
             std::uniform_real_distribution<float> u(-a, a);
@@ -180,7 +194,7 @@ int file_type(const std::string & t) {
 
 int cmd_make_model(int argc, char ** argv) {
     Args a(argc, argv, 2, { "arch", "embd", "layers", "heads", "kv-heads", "ff", "head-dim", "vocab-from", "type", "out", "ctx", "seed", "threads",
-             "chat-template-file", "kv" },
+             "chat-template-file", "kv", "experts", "experts-used", "expert-ff" },
            { "tied", "json", "ffn-biases" });
     const bool json = a.flag("json");
     Spec s;
@@ -208,6 +222,14 @@ int cmd_make_model(int argc, char ** argv) {
     if (s.type != "f32" && s.type != "f16" && s.type != "q8_0" && s.type != "q4_k_m") throw UsageError("--type must be f32, f16, q8_0 or q4_k_m");
     if (s.n_embd <= 0 || s.n_layer <= 0 || s.n_head <= 0 || s.n_kv <= 0 || s.n_ff <= 0 || s.head_dim <= 0 || s.n_head % s.n_kv) {
         throw UsageError("shape must be positive and heads a multiple of kv-heads");
+    }
+    const bool moe = s.desc->moe != hone::arch::Moe::NONE;
+    s.n_expert = moe ? (int) a.integer("experts", 8) : 0;
+    s.n_expert_used = moe ? (int) a.integer("experts-used", 2) : 0;
+    s.n_ff_exp = moe ? (int) a.integer("expert-ff", s.n_ff / std::max(1, s.n_expert_used)) : 0;
+    if (!moe && (a.has("experts") || a.has("experts-used") || a.has("expert-ff"))) throw UsageError(s.arch + " has no experts: --experts, --experts-used and --expert-ff apply to mixture-of-experts architectures");
+    if (moe && (s.n_expert <= 0 || s.n_expert_used <= 0 || s.n_expert_used > s.n_expert || s.n_ff_exp <= 0)) {
+        throw UsageError("--experts and --expert-ff must be positive and --experts-used between 1 and --experts");
     }
     if (s.desc->qkv_thirds && s.n_kv != s.n_head) throw UsageError(s.arch + " splits its fused Q/K/V in thirds: --kv-heads must equal --heads");
     if (s.head_dim % 2) throw UsageError("--head-dim must be even (RoPE rotates pairs)");
@@ -249,6 +271,11 @@ int cmd_make_model(int argc, char ** argv) {
     gguf_set_val_u32(g, (A + "attention.key_length").c_str(), s.head_dim);
     gguf_set_val_u32(g, (A + "attention.value_length").c_str(), s.head_dim);
     gguf_set_val_u32(g, (A + "rope.dimension_count").c_str(), s.head_dim);
+    if (moe) {
+        gguf_set_val_u32(g, (A + "expert_count").c_str(), s.n_expert);
+        gguf_set_val_u32(g, (A + "expert_used_count").c_str(), s.n_expert_used);
+        gguf_set_val_u32(g, (A + "expert_feed_forward_length").c_str(), s.n_ff_exp);
+    }
     if (needs_key(*s.desc, "rope.dimension_sections")) {
         // M-RoPE sections in Qwen2-VL's proportions (head_dim 128: 16, 24, 24, 0)
         const int half = s.head_dim / 2, s1 = half * 3 / 8;
@@ -280,7 +307,8 @@ int cmd_make_model(int argc, char ** argv) {
     const std::vector<TensorPlan> tensors = plan(s);
     ggml_context * meta = ggml_init({ ggml_tensor_overhead() * (tensors.size() + 1), nullptr, true });
     for (auto & tp : tensors) {
-        ggml_tensor * t = tp.ne1 == 1 ? ggml_new_tensor_1d(meta, tp.type, tp.ne0) : ggml_new_tensor_2d(meta, tp.type, tp.ne0, tp.ne1);
+        ggml_tensor * t = tp.ne2 > 1 ? ggml_new_tensor_3d(meta, tp.type, tp.ne0, tp.ne1, tp.ne2)
+                        : tp.ne1 == 1 ? ggml_new_tensor_1d(meta, tp.type, tp.ne0) : ggml_new_tensor_2d(meta, tp.type, tp.ne0, tp.ne1);
         ggml_set_name(t, tp.name.c_str());
         gguf_add_tensor(g, t);
     }
@@ -292,7 +320,7 @@ int cmd_make_model(int argc, char ** argv) {
     int64_t n_params = 0;
     for (size_t i = 0; f && i < tensors.size(); i++) {
         fill_tensor(tensors[i], s.seed * 7919 + i, s.threads, data);
-        n_params += tensors[i].ne0 * tensors[i].ne1;
+        n_params += tensors[i].ne0 * tensors[i].ne1 * tensors[i].ne2;
         const size_t pad = GGML_PAD(data.size(), align) - data.size();
         data.insert(data.end(), pad, 0);
         if (fwrite(data.data(), 1, data.size(), f) != data.size()) ok = false;

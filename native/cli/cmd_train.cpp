@@ -291,11 +291,9 @@ int cmd_train(int argc, char ** argv) {
         emit(JsonObject().str("type", "start").str("model", model_path).str("arch", info.arch).str("backend", info.backend)
             .str("gpu_precision", info.gpu_precision).integer("sequences", (long long) data.tokens.size()).integer("eval_sequences", (long long) eval.tokens.size())
             .integer("truncated", truncated).integer("adapter_params", hone_adapter_n_params(adapter))
-            .integer("start_step", hone_trainer_step(trainer)).str("resumed_from", resume).raw("memory", memory_report(trainer).dump())
-            .str("note", "flash attention is off for training: ggml has no backward for it"));
+            .integer("start_step", hone_trainer_step(trainer)).str("resumed_from", resume).raw("memory", memory_report(trainer).dump()));
     } else {
-        fprintf(stderr, "model %s (%s, %d layers) on %s; %zu sequences of up to %d tokens (%zu held out); LoRA r=%d alpha=%g on %s (%lld params)\n"
-                        "note: flash attention is off for training (ggml has no backward for it)\n",
+        fprintf(stderr, "model %s (%s, %d layers) on %s; %zu sequences of up to %d tokens (%zu held out); LoRA r=%d alpha=%g on %s (%lld params)\n",
                 model_path.c_str(), info.arch, info.n_layer, info.backend, data.tokens.size(), tp.n_ctx, eval.tokens.size(), ap.rank,
                 ap.alpha, targets_s, (long long) hone_adapter_n_params(adapter));
         if (truncated) fprintf(stderr, "note: %lld sequence(s) are longer than --ctx %d + 1 tokens and are truncated on the right\n", (long long) truncated, tp.n_ctx);

@@ -22,7 +22,7 @@ static const char * USAGE =
     "             (Ctrl-C: finish the step, checkpoint, exit 0; twice: stop after the micro-batch)\n"
     "  hone-train make-model --arch NAME --embd N --layers N --heads N --kv-heads N --ff N\n"
     "             [--head-dim N] --vocab-from VOCAB.gguf [--type f32|f16|q8_0|q4_k_m] [--tied] [--ffn-biases]\n"
-    "             [--chat-template-file T.jinja] [--kv name=N,...] --out M.gguf\n"
+    "             [--chat-template-file T.jinja] [--kv name=N,...] [--experts N --experts-used N --expert-ff N] --out M.gguf\n"
     "             (any trainable architecture in its description's layout; see `architectures`)\n"
     "  hone-train architectures [--json]   (the trainable architectures and what each is)\n"
     "  hone-train check-forward --model M.gguf [--adapter A.gguf | --perturb-b SIGMA] --text \"...\" [--backend B --gpu-precision P] [--json]\n"

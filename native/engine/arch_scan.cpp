@@ -23,7 +23,7 @@ static const std::set<std::string> & ops_with_backward() {
         "NONE", "DUP", "ADD", "ADD1", "ACC", "SUB", "MUL", "DIV", "SQR", "SQRT", "LOG", "SIN", "COS", "SUM", "SUM_ROWS",
         "MEAN", "REPEAT", "REPEAT_BACK", "RMS_NORM", "NORM" /* Hone patch 0006 */, "MUL_MAT", "SCALE", "SET", "CPY", "CONT", "RESHAPE", "VIEW", "PERMUTE",
         "TRANSPOSE", "GET_ROWS", "DIAG_MASK_INF", "DIAG_MASK_ZERO", "SOFT_MAX", "ROPE", "IM2COL", "POOL_2D", "WIN_PART",
-        "WIN_UNPART", "CROSS_ENTROPY_LOSS", "FLASH_ATTN_EXT" /* Hone patch 0007 */,
+        "WIN_UNPART", "CROSS_ENTROPY_LOSS", "FLASH_ATTN_EXT" /* Hone patch 0007 */, "MUL_MAT_ID", "CLAMP" /* Hone patch 0010 */,
         // UNARY sub-ops (GELU and TANH: Hone patch 0005)
         "ABS", "SGN", "NEG", "STEP", "RELU", "SILU", "EXP", "EXPM1", "SOFTPLUS", "GELU", "TANH",
         // GLU sub-ops, split form (GEGLU: Hone patch 0005)
@@ -36,7 +36,8 @@ static const std::set<std::string> & ops_with_backward() {
 // path to the logits: K/V-cache writes (SET_ROWS, CPY, OpenELM's PAD of narrower V rows) feed
 // the cache, which attention reads as a leaf, and the training graph has no cache.
 struct Collector {
-    struct Node { std::string op; std::vector<const ggml_tensor *> srcs; };
+    // integer: an I32 result (top-k's expert ids), which ggml never differentiates
+    struct Node { std::string op; bool integer = false; std::vector<const ggml_tensor *> srcs; };
     std::map<const ggml_tensor *, Node> nodes; // pointers are identities only, never read after the decode
     const ggml_tensor * logits = nullptr, * last_mul_mat = nullptr;
     static bool cb(ggml_tensor * t, bool ask, void * ud) {
@@ -44,6 +45,7 @@ struct Collector {
         auto * c = static_cast<Collector *>(ud);
         Node & n = c->nodes[t];
         n.op = ggml_op_desc(t);
+        n.integer = t->type == GGML_TYPE_I32;
         for (ggml_tensor * s : t->src) if (s) n.srcs.push_back(s);
         if (!strcmp(t->name, "result_output")) c->logits = t;
         if (t->op == GGML_OP_MUL_MAT) c->last_mul_mat = t; // the head, where a graph leaves its logits unnamed (PLaMo 3)
@@ -64,6 +66,7 @@ struct Collector {
             if (!seen.insert(t).second) continue;
             auto it = nodes.find(t);
             if (it == nodes.end()) continue; // a leaf: weights, inputs, the cache
+            if (it->second.integer) continue; // indices (ARGSORT, TOP_K): no gradient flows through them
             ops.insert(it->second.op);
             for (const ggml_tensor * s : it->second.srcs) todo.push_back(s);
         }

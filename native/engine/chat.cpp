@@ -190,6 +190,10 @@ hone_status hone_chat_init(const hone_chat_params * params, hone_chat ** out, ho
         ggml_backend_dev_t devices[2] = { gpu, nullptr };
         mp.devices = devices; // {nullptr}: no device to offload to, the CPU only
         mp.n_gpu_layers = gpu ? -1 : 0;
+        // no CPU repacking (AMX, interleaved Q4_0 panels), as for training and evaluation: some
+        // virtual machines advertise AMX but fault on its tile instructions (SIGILL), and the
+        // plain kernels run on every x86-64 CPU
+        mp.use_extra_bufts = false;
         c->model = llama_model_load_from_file(params->model_path, mp);
         if (!c->model) fail(HONE_E_FORMAT, "%s: llama.cpp could not load this model", params->model_path);
         c->vocab = llama_model_get_vocab(c->model);

@@ -4,6 +4,7 @@
 #include "ggml-backend.h"
 #include "lora.h"
 #include "model.h"
+#include "moe_ffn.h"
 
 #include <algorithm>
 #include <cmath>
@@ -290,11 +291,13 @@ static ggml_tensor * attention(const LayerCtx & c, ggml_tensor * x) {
     return cur;
 }
 
-// The FFN of the normed input x: SwiGLU (gate and up separate or fused), or Arcee's relu^2.
+// The FFN of the normed input x: SwiGLU (gate and up separate or fused), Arcee's relu^2, GELU,
+// or a mixture of experts (moe_ffn.cpp).
 static ggml_tensor * ffn(const LayerCtx & c, ggml_tensor * x) {
     ggml_context * ctx = c.ctx;
     const LayerWeights & L = c.m.layers[c.il];
     const int il = c.il;
+    if (L.ffn_gate_inp) return moe_ffn(ctx, c.m.hp, L, x, il);
     ggml_tensor * up = tag(add_bias(ctx, c.mm(L.ffn_up, x), L.b_up), "ffn_up", il);
     ggml_tensor * cur;
     const arch::Ffn kind = c.m.hp.desc->ffn;

@@ -217,6 +217,20 @@ static void read_scales(hone_model & m) {
     if (d.attn_softcap.read) hp.attn_softcap = gguf_f32(g, a + "attn_logit_softcapping", d.attn_softcap.def);
 }
 
+// A mixture of experts' counts, as llama.cpp's loader requires them (experts and used ones non-zero).
+static void read_experts(hone_model & m) {
+    Hparams & hp = m.hp;
+    const gguf_context * g = m.gguf;
+    const std::string a = hp.arch_name + ".";
+    hp.n_expert = (int) gguf_u32(g, a + "expert_count", true);
+    hp.n_expert_used = (int) gguf_u32(g, a + "expert_used_count", true);
+    if (hp.n_expert <= 0 || hp.n_expert_used <= 0 || hp.n_expert_used > hp.n_expert) {
+        fail(HONE_E_FORMAT, "%s: '%sexpert_count' (%d) and '%sexpert_used_count' (%d) must be positive, used at most all",
+             m.path.c_str(), a.c_str(), hp.n_expert, a.c_str(), hp.n_expert_used);
+    }
+    hp.n_ff_exp = (int) gguf_u32(g, a + "expert_feed_forward_length", false, (uint32_t) (hp.n_ff / hp.n_expert_used));
+}
+
 // Head and FFN counts, per layer where the file gives arrays.
 static void read_counts(hone_model & m) {
     Hparams & hp = m.hp;
@@ -263,6 +277,7 @@ void read_hparams(hone_model & m) {
     for (const arch::RequiredKey & k : d.required_keys) require_key(m, a + k.name);
     hp.rope_type = d.positions == arch::Positions::ALIBI ? -1 : ggml_rope_type(d.rope);
     read_counts(m);
+    if (d.moe != arch::Moe::NONE) read_experts(m);
     // Train with the epsilon inference will use, read or not.
     hp.norm_eps = d.zero_norm_eps ? 0.0f : gguf_f32(g, a + arch::norm_eps_key(d.norm_kind), 1e-5f);
     if (d.parallel_residual_key) hp.parallel_residual = gguf_bool(g, a + "use_parallel_residual", false);

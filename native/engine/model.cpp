@@ -92,6 +92,26 @@ ggml_tensor * hone_model::weight(const std::string & tname, bool required) const
     return t;
 }
 
+// A mixture-of-experts layer's router and experts, with the shapes llama.cpp's loader requires.
+static void bind_experts(hone_model & m, LayerWeights & L, int il) {
+    const Hparams & hp = m.hp;
+    auto blk = [&](const char * what) { return strfmt("blk.%d.%s", il, what); };
+    L.ffn_gate_inp = m.weight(blk("ffn_gate_inp.weight"), true);
+    L.ffn_gate_exps = m.weight(blk("ffn_gate_exps.weight"), true);
+    L.ffn_up_exps = m.weight(blk("ffn_up_exps.weight"), true);
+    L.ffn_down_exps = m.weight(blk("ffn_down_exps.weight"), true);
+    const int64_t E = hp.n_expert, F = hp.n_ff_exp, D = hp.n_embd;
+    struct Want { ggml_tensor * t; int64_t ne0, ne1, ne2; };
+    for (const Want & w : { Want{ L.ffn_gate_inp, D, E, 1 }, Want{ L.ffn_gate_exps, D, F, E }, Want{ L.ffn_up_exps, D, F, E },
+                            Want{ L.ffn_down_exps, F, D, E } }) {
+        if (w.t->ne[0] != w.ne0 || w.t->ne[1] != w.ne1 || w.t->ne[2] != w.ne2 || w.t->ne[3] != 1) {
+            fail(HONE_E_FORMAT, "%s: tensor '%s' has shape [%lld, %lld, %lld], expected [%lld, %lld, %lld] (%d experts of FFN width %d)",
+                 m.path.c_str(), w.t->name, (long long) w.t->ne[0], (long long) w.t->ne[1], (long long) w.t->ne[2],
+                 (long long) w.ne0, (long long) w.ne1, (long long) w.ne2, hp.n_expert, hp.n_ff_exp);
+        }
+    }
+}
+
 static void bind_weights(hone_model & m) {
     const Hparams & hp = m.hp;
     auto blk = [](int il, const char * what) { return strfmt("blk.%d.%s", il, what); };
@@ -147,6 +167,10 @@ static void bind_weights(hone_model & m) {
         L.ffn_sub_norm = m.weight(blk(il, "ffn_sub_norm.weight"), false);
         L.out_scale = d.embeddings_skip ? m.weight(blk(il, "layer_output_scale.weight"), true) : nullptr;
         L.attn_sinks = m.weight(blk(il, "attn_sinks.weight"), d.tensors.sinks_required);
+        if (d.moe != arch::Moe::NONE) {
+            bind_experts(m, L, il);
+            continue;
+        }
         if (m.weight(blk(il, "ffn_gate_inp.weight"), false)) fail(HONE_E_UNSUPPORTED, "%s: mixture-of-experts layers cannot train yet", m.path.c_str());
         L.ffn_gate = m.weight(blk(il, "ffn_gate.weight"), false);
         L.ffn_up = m.weight(blk(il, "ffn_up.weight"), true);

@@ -52,6 +52,8 @@ struct Hparams {
     bool parallel_residual = false;  // GPT-NeoX's use_parallel_residual
     float rope_freq_base = 10000.0f;
     float rope_freq_scale = 1.0f;
+    // Mixture of experts (arch::Moe): experts per layer, used per token, each expert's FFN width
+    int n_expert = 0, n_expert_used = 0, n_ff_exp = 0;
 };
 
 // A layer's tensors; absent ones are nullptr and the graph leaves their step out.
@@ -66,6 +68,8 @@ struct LayerWeights {
     ggml_tensor * attn_sub_norm = nullptr, * ffn_sub_norm = nullptr;   // BitNet: before attn_output and ffn_down
     ggml_tensor * ffn_gate = nullptr, * ffn_up = nullptr, * ffn_down = nullptr; // no gate and up of 2*n_ff rows: gate and up fused
     ggml_tensor * b_gate = nullptr, * b_up = nullptr, * b_down = nullptr;       // optional FFN biases (llama, Granite)
+    ggml_tensor * ffn_gate_inp = nullptr; // mixture of experts: the router [n_embd, n_expert]
+    ggml_tensor * ffn_gate_exps = nullptr, * ffn_up_exps = nullptr, * ffn_down_exps = nullptr; // [.., .., n_expert]
     ggml_tensor * attn_sinks = nullptr; // Granite 4 (granite_swa): one sink logit per head in every softmax
     ggml_tensor * out_scale = nullptr; // Talkie: the normed embeddings' weight in this layer's output
 };

@@ -47,6 +47,17 @@ enum class Ffn {
     GELU,   // down(gelu(up x)), no gate (Phi-2, StarCoder 2, GPT-NeoX)
 };
 
+// A mixture-of-experts FFN in every layer, as llama.cpp's build_moe_ffn builds it: a router
+// (`ffn_gate_inp`) over `expert_count` experts, the `expert_used_count` most probable of them
+// per token (top-k selection itself is not differentiated; the selected weights are), their
+// SwiGLU experts (`ffn_gate_exps`, `ffn_up_exps`, `ffn_down_exps`: frozen, MUL_MAT_ID's
+// backward is patch 0010) summed by weight. Keys: expert_count and expert_used_count
+// (required), expert_feed_forward_length (else feed_forward_length / expert_used_count).
+enum class Moe {
+    NONE,
+    SOFTMAX_NORM, // softmax router; the selected weights renormalised to sum 1 (Qwen3-MoE)
+};
+
 // How positions enter attention.
 enum class Positions {
     ROPE,     // rotary embeddings of `rope` kind
@@ -131,6 +142,7 @@ struct Desc {
     bool parallel_residual_key = false;
     QkNorm qk_norm = QkNorm::IF_PRESENT;
     Ffn ffn = Ffn::SWIGLU;
+    Moe moe = Moe::NONE; // a mixture-of-experts FFN instead of `ffn` (every layer)
     Positions positions = Positions::ROPE;
     Rope rope = Rope::NORMAL;
     RopeBase rope_base = RopeBase::FILE;
@@ -201,6 +213,7 @@ std::string bias_of(const std::string & weight);
 const char * name_of(Norms v);
 const char * name_of(QkNorm v);
 const char * name_of(Ffn v);
+const char * name_of(Moe v);
 const char * name_of(NormKind v);
 const char * name_of(Positions v);
 const char * name_of(Rope v);

@@ -2,7 +2,7 @@
 # GPU runs for the CUDA work, on a machine with nvcc, cmake and ninja but no Node and no
 # network. Builds ggml-cuda + hone-train + test-backend-ops from the llama.cpp bundle with
 # our patches, then runs the stages named on the command line, logging under $OUT.
-#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops] [oom] [attn] [attn-fit]
+#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops] [oom] [attn] [attn-fit] [moe]
 # Inputs (ignored by git, carried to the machine): .device/gitRelease.bundle (from the pinned
 # node-llama-cpp tarball), .device/text.txt (training text) and optionally .device/native.tar
 # (`git archive HEAD native`: build a committed snapshot instead of the working tree).
@@ -309,6 +309,40 @@ PY
       log "    resumed from step $ck: exit $?, steps $(grep '"type":"step"' "$out/oom-$when-resume.jsonl" | head -1 | sed 's/.*"step":\([0-9]*\).*/\1/')..$(grep '"type":"step"' "$out/oom-$when-resume.jsonl" | tail -1 | sed 's/.*"step":\([0-9]*\).*/\1/'), adapter $( [ -f "$work/oom-$when/adapter.gguf" ] && echo written || echo missing)"
     fi
   done
+  ;;
+moe)
+  # Patch 0010: MUL_MAT_ID_BACK and the batched GET_ROWS_BACK against the CPU; the MoE grad
+  # cases on CUDA; a small Qwen3-MoE Q4_K_M training run (its op report: zero CPU ops?); then
+  # a Qwen3-30B-A3B-shaped Q4_K_M step's peak beside the weights' size (MOE_BIG=0 skips it).
+  for op in MUL_MAT_ID_BACK GET_ROWS_BACK; do
+    timeout 240 "$bin/test-backend-ops" test -b CUDA0 -o $op > "$out/ops-$op.log" 2>&1
+    log "$op: $(grep -E 'tests passed' "$out/ops-$op.log" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$out/ops-$op.log") FAIL, $(grep -c 'not supported \[CUDA0\]' "$out/ops-$op.log") not supported by CUDA0"
+    grep -E 'FAIL' "$out/ops-$op.log" | head -4 | sed 's/^/    /' | tee -a "$out/summary.txt"
+  done
+  for op in MUL_MAT_ID CLAMP GET_ROWS DIV; do
+    timeout 120 "$bin/test-backend-ops" grad -b CUDA0 -o $op > "$out/grad-$op.log" 2>&1
+    log "grad $op on CUDA: $(grep -E 'tests passed' "$out/grad-$op.log" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$out/grad-$op.log") FAIL"
+  done
+  m=$work/qwen3moe-small-q4_k_m.gguf
+  [ -f "$m" ] || "$bin/hone-train" make-model --arch qwen3moe --embd 1024 --layers 4 --heads 16 --kv-heads 4 --head-dim 64 --ff 3072 \
+      --experts 32 --experts-used 4 --expert-ff 384 --vocab-from "$(vocab qwen2)" --type q4_k_m --out "$m" 2>> "$out/moe.log"
+  "$bin/hone-train" --model "$m" --data "$dev/text.txt" --out "$out/moe-small" --backend cuda --steps 4 --ctx 512 --rank 8 --alpha 16 \
+    --json > "$out/moe-small.jsonl" 2>> "$out/moe.log"
+  log "qwen3moe small: exit $? $(python3 "$native/scripts/ops-summary.py" "$out/moe-small/ops.json" "$out/moe-small.jsonl" 2>&1)"
+  if [ "${MOE_BIG:-1}" = 1 ]; then
+    m=$work/qwen3-30b-a3b-q4_k_m.gguf
+    t0=$(date +%s)
+    [ -f "$m" ] || "$bin/hone-train" make-model --arch qwen3moe --embd 2048 --layers 48 --heads 32 --kv-heads 4 --head-dim 128 --ff 6144 \
+        --experts 128 --experts-used 8 --expert-ff 768 --vocab-from "$(vocab qwen2)" --type q4_k_m --out "$m" 2>> "$out/moe.log"
+    log "qwen3-30b-a3b: make-model $(( $(date +%s) - t0 )) s, $(du -m "$m" | cut -f1) MiB"
+    for ctx in ${MOE_CTX:-2048}; do
+      nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$out/smi-moe-$ctx.txt" & smi=$!
+      timeout ${MOE_TIMEOUT:-200} "$bin/hone-train" --model "$m" --data "$dev/text.txt" --out "$out/moe-30b-$ctx" --backend cuda --steps 3 \
+        --ctx $ctx --rank 8 --alpha 16 --json > "$out/moe-30b-$ctx.jsonl" 2>> "$out/moe.log"
+      rc=$?; kill $smi 2>/dev/null
+      log "qwen3-30b-a3b at $ctx tokens: exit $rc, peak GPU $(sort -n "$out/smi-moe-$ctx.txt" | tail -1) MiB used (nvidia-smi); $(python3 "$native/scripts/ops-summary.py" "$out/moe-30b-$ctx/ops.json" "$out/moe-30b-$ctx.jsonl" 2>&1)"
+    done
+  fi
   ;;
 set-rows)
   "$bin/test-backend-ops" test -b CUDA0 -o SET_ROWS > "$out/ops-SET_ROWS.log" 2>&1

@@ -32,3 +32,26 @@ test('backward of GELU, TANH and split GEGLU (patch 0005), NORM (patch 0006), fl
     assert.doesNotMatch(out, /FAIL/);
   }
 });
+
+test('MUL_MAT_ID_BACK (patch 0010) with F32, F16 and quantized experts matches a float64 reference and is thread-count independent', () => {
+  const r = run(bin('hone-test-mul-mat-id-back-cpu'), []);
+  const lines = r.stdout.trim().split('\n');
+  assert.ok(lines.length >= 7, r.stdout);
+  for (const l of lines) assert.match(l, /^ok mul_mat_id_back /, l);
+  assert.equal(r.code, 0);
+});
+
+test('backwards a mixture-of-experts FFN needs (patch 0010): MUL_MAT_ID to its input, CLAMP, batched GET_ROWS, DIV by a broadcast divisor', () => {
+  // each op's label picks patch 0010's grad cases out of test-backend-ops' list
+  const cases: Array<[string, string, number]> = [
+    ['MUL_MAT_ID', 'MUL_MAT_ID(n_mats=', 4], ['CLAMP', 'CLAMP(ne=', 2], ['GET_ROWS', 'GET_ROWS(n=', 2], ['DIV', 'bcast=rows', 1],
+  ];
+  for (const [op, label, min] of cases) {
+    const r = run(bin('test-backend-ops'), ['grad', '-o', op, '-b', 'CPU']);
+    const out = r.stdout.replace(/\x1b\[[0-9;]*m/g, '');
+    assert.equal(r.code, 0, out + r.stderr);
+    const ok = out.split('\n').filter((l) => l.includes(label) && l.trim().endsWith(': OK'));
+    assert.ok(ok.length >= min, `${op}: ${ok.length} cases OK\n${out}`);
+    assert.doesNotMatch(out, /FAIL/);
+  }
+});

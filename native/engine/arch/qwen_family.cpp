@@ -51,6 +51,12 @@ std::vector<Desc> qwen_family() {
         v.push_back(d);
     }
     v.push_back(qwen3_base("qwen3", "Qwen3 (dense)", "RoPE NeoX, per-head Q/K RMS norms, head_dim independent of n_embd", false));
+    {
+        Desc d = qwen3_base("qwen3moe", "Qwen3-MoE (30B-A3B, 235B-A22B)",
+                            "Qwen3's attention; a mixture-of-experts FFN in every layer: softmax router, top-k experts, their weights renormalised; LoRA on attention (the experts and the router stay frozen)", false);
+        d.moe = Moe::SOFTMAX_NORM;
+        v.push_back(d);
+    }
     v.push_back(qwen3_base("qwen3vl", "Qwen3-VL (text; deepstack inputs are zero for text)",
                            "Qwen3's graph with interleaved M-RoPE; also checked against finite differences", true));
     v.push_back(qwen3_base("qwen3tts", "Qwen3-TTS (text)", "Qwen3-VL's graph, as llama.cpp runs it", true));

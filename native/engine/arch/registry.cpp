@@ -72,6 +72,14 @@ const char * name_of(Ffn v) {
     return "?";
 }
 
+const char * name_of(Moe v) {
+    switch (v) {
+        case Moe::NONE: return "none";
+        case Moe::SOFTMAX_NORM: return "softmax_norm";
+    }
+    return "?";
+}
+
 const char * name_of(NormKind v) {
     switch (v) {
         case NormKind::RMS: return "rms";
