@@ -2,7 +2,7 @@
 # GPU runs for the CUDA work, on a machine with nvcc, cmake and ninja but no Node and no
 # network. Builds ggml-cuda + hone-train + test-backend-ops from the llama.cpp bundle with
 # our patches, then runs the stages named on the command line, logging under $OUT.
-#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops] [oom] [attn] [attn-fit] [moe]
+#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops] [oom] [attn] [attn-fit] [moe] [moe-big]
 # Inputs (ignored by git, carried to the machine): .device/gitRelease.bundle (from the pinned
 # node-llama-cpp tarball), .device/text.txt (training text) and optionally .device/native.tar
 # (`git archive HEAD native`: build a committed snapshot instead of the working tree).
@@ -67,6 +67,8 @@ attn)
   # Fused attention (patches 0007/0008): the backward op against the CPU, then training at
   # growing sequence lengths with the fused path (HONE_FUSED_ATTENTION=1) and, at the first
   # length, the unfused graph in the same call (=0); a profiled fused step at the first length.
+  # ATTN_TESTS=0: the training runs only
+  if [ "${ATTN_TESTS:-1}" = 1 ]; then
   timeout 240 "$bin/test-backend-ops" test -b CUDA0 -o FLASH_ATTN_BACK > "$out/ops-FLASH_ATTN_BACK.log" 2>&1
   log "FLASH_ATTN_BACK: $(grep -E 'tests passed' "$out/ops-FLASH_ATTN_BACK.log" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$out/ops-FLASH_ATTN_BACK.log") FAIL, $(grep -c 'not supported \[CUDA0\]' "$out/ops-FLASH_ATTN_BACK.log") not supported by CUDA0"
   grep -E 'FAIL|NMSE' "$out/ops-FLASH_ATTN_BACK.log" | head -8 | sed 's/^/    /' | tee -a "$out/summary.txt"
@@ -77,6 +79,7 @@ attn)
   done
   GGML_CUDA_FA_BACK_BLOCK=32 timeout 240 "$bin/test-backend-ops" test -b CUDA0 -o FLASH_ATTN_BACK > "$out/ops-FLASH_ATTN_BACK-block32.log" 2>&1
   log "FLASH_ATTN_BACK in 32-query blocks: $(grep -E 'tests passed' "$out/ops-FLASH_ATTN_BACK-block32.log" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$out/ops-FLASH_ATTN_BACK-block32.log") FAIL"
+  fi
   for shape in ${ATTN_SHAPES:-qwen3-4b}; do
     m=$work/$shape-q4_k_m.gguf
     t0=$(date +%s)
@@ -313,7 +316,7 @@ PY
 moe)
   # Patch 0010: MUL_MAT_ID_BACK and the batched GET_ROWS_BACK against the CPU; the MoE grad
   # cases on CUDA; a small Qwen3-MoE Q4_K_M training run (its op report: zero CPU ops?); then
-  # a Qwen3-30B-A3B-shaped Q4_K_M step's peak beside the weights' size (MOE_BIG=0 skips it).
+  # stage moe-big: a Qwen3-30B-A3B-shaped Q4_K_M step's peak beside the weights' size.
   for op in MUL_MAT_ID_BACK GET_ROWS_BACK; do
     timeout 240 "$bin/test-backend-ops" test -b CUDA0 -o $op > "$out/ops-$op.log" 2>&1
     log "$op: $(grep -E 'tests passed' "$out/ops-$op.log" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$out/ops-$op.log") FAIL, $(grep -c 'not supported \[CUDA0\]' "$out/ops-$op.log") not supported by CUDA0"
@@ -329,7 +332,9 @@ moe)
   "$bin/hone-train" --model "$m" --data "$dev/text.txt" --out "$out/moe-small" --backend cuda --steps 4 --ctx 512 --rank 8 --alpha 16 \
     --json > "$out/moe-small.jsonl" 2>> "$out/moe.log"
   log "qwen3moe small: exit $? $(python3 "$native/scripts/ops-summary.py" "$out/moe-small/ops.json" "$out/moe-small.jsonl" 2>&1)"
-  if [ "${MOE_BIG:-1}" = 1 ]; then
+  ;;
+moe-big)
+  {
     m=$work/qwen3-30b-a3b-q4_k_m.gguf
     t0=$(date +%s)
     [ -f "$m" ] || "$bin/hone-train" make-model --arch qwen3moe --embd 2048 --layers 48 --heads 32 --kv-heads 4 --head-dim 128 --ff 6144 \
@@ -342,7 +347,7 @@ moe)
       rc=$?; kill $smi 2>/dev/null
       log "qwen3-30b-a3b at $ctx tokens: exit $rc, peak GPU $(sort -n "$out/smi-moe-$ctx.txt" | tail -1) MiB used (nvidia-smi); $(python3 "$native/scripts/ops-summary.py" "$out/moe-30b-$ctx/ops.json" "$out/moe-30b-$ctx.jsonl" 2>&1)"
     done
-  fi
+  }
   ;;
 set-rows)
   "$bin/test-backend-ops" test -b CUDA0 -o SET_ROWS > "$out/ops-SET_ROWS.log" 2>&1
