@@ -176,7 +176,8 @@ std::string cannot_write(const hone::arch::Desc & d) {
     if (d.embeddings_skip || d.norms == hone::arch::Norms::WEIGHTLESS) return "weightless norms and embedding skips";
     if (d.tensors.sinks_required || d.window.layout == hone::arch::Windows::PATTERN) return "attention sinks and per-layer window patterns";
     for (const hone::arch::RequiredKey & k : d.required_keys) {
-        const bool written = k.name == "rope.dimension_sections" || k.type == hone::arch::KeyType::BOOL ||
+        const bool experts = d.moe != hone::arch::Moe::NONE && (k.name == "expert_count" || k.name == "expert_used_count");
+        const bool written = experts || k.name == "rope.dimension_sections" || k.type == hone::arch::KeyType::BOOL ||
                              (k.name == "logit_scale" && d.scales == hone::arch::Scales::GRANITE);
         if (!written) return "the key " + k.name;
     }

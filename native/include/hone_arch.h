@@ -52,7 +52,7 @@ enum class Ffn {
 // per token (top-k selection itself is not differentiated; the selected weights are), their
 // SwiGLU experts (`ffn_gate_exps`, `ffn_up_exps`, `ffn_down_exps`: frozen, MUL_MAT_ID's
 // backward is patch 0010) summed by weight. Keys: expert_count and expert_used_count
-// (required), expert_feed_forward_length (else feed_forward_length / expert_used_count).
+// (required_keys), expert_feed_forward_length (else feed_forward_length / expert_used_count).
 enum class Moe {
     NONE,
     SOFTMAX_NORM, // softmax router; the selected weights renormalised to sum 1 (Qwen3-MoE)

@@ -112,17 +112,24 @@ attn-fit)
   [ -f "$m" ] || "$bin/hone-train" make-model ${spec[qwen3-4b]} --type q4_k_m --out "$m" 2>> "$out/attn.log"
   fits() { HONE_FUSED_ATTENTION=${FIT_FUSED:-1} "$bin/hone-train" --model "$m" --data "$dev/text.txt" --out "$out/fit-$2-$1" --backend cuda --steps 1 \
              --ctx $1 --rank 8 --alpha 16 --dry-run --memory-limit $2 --json > "$out/fit-$2-$1.jsonl" 2>> "$out/attn.log"; }
-  for limit in 24G 80G; do
+  # --memory-limit bounds what training allocates on top of the weights and adapter; a card of
+  # 24 or 80 GiB also holds those and the CUDA context (~0.5 GiB), so the limit for a card is
+  # its size less both (the resident bytes from a dry run's plan)
+  fits 1024 80G
+  resident=$(python3 -c "import json,sys; e=[json.loads(l) for l in open(sys.argv[1]) if l.startswith('{')]; p=[e for e in e if e.get('type')=='plan'][0]; print(sum(x.get('resident_bytes',0) for x in p['memory']['backends'] if x.get('pool')!='CPU'))" "$out/fit-80G-1024.jsonl" 2>/dev/null || echo 0)
+  log "qwen3-4b: resident on the GPU (weights, adapter) $(( resident / 1048576 )) MiB; card limits below subtract it and 512 MiB for the context"
+  for card in 24 80; do
+    limit=$(( card * 1073741824 - resident - 536870912 ))
     lo=0; hi=1024
     while fits $hi $limit && [ $hi -le 262144 ]; do lo=$hi; hi=$((hi*2)); done
     while [ $((hi - lo)) -gt 256 ]; do mid=$(( (lo + hi) / 512 * 256 )); if fits $mid $limit; then lo=$mid; else hi=$mid; fi; done
-    log "qwen3-4b fused=${FIT_FUSED:-1}: longest sequence whose plan fits $limit: $lo tokens (refused at $hi)"
-    [ $limit = 24G ] && [ $lo -gt 0 ] && {
+    log "qwen3-4b fused=${FIT_FUSED:-1}: longest sequence that trains on a ${card} GiB card (plan within $(( limit / 1048576 )) MiB): $lo tokens (refused at $hi)"
+    [ $card = 24 ] && [ $lo -gt 0 ] && {
       nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$out/smi-fit.txt" & smi=$!
       HONE_FUSED_ATTENTION=${FIT_FUSED:-1} timeout 240 "$bin/hone-train" --model "$m" --data "$dev/text.txt" --out "$out/fit-run" --backend cuda --steps 3 \
         --ctx $lo --rank 8 --alpha 16 --json > "$out/fit-run.jsonl" 2>> "$out/attn.log"
       rc=$?; kill $smi 2>/dev/null
-      log "qwen3-4b at $lo tokens: exit $rc, peak GPU $(sort -n "$out/smi-fit.txt" | tail -1) MiB used (nvidia-smi); $(python3 "$native/scripts/ops-summary.py" "$out/fit-run/ops.json" "$out/fit-run.jsonl" 2>&1 | head -3)"
+      log "qwen3-4b at $lo tokens: exit $rc, peak GPU $(sort -n "$out/smi-fit.txt" | tail -1) MiB used (nvidia-smi); $(python3 "$native/scripts/ops-summary.py" "$out/fit-run/ops.json" "$out/fit-run.jsonl" 2>&1)"
     }
   done
   ;;

@@ -2,8 +2,7 @@
 // possibly quantized experts). For each type and shape it checks the kernel against a float64
 // reference over the dequantized experts, and that 1 and 3 threads give bit-identical results.
 // Exit code 0 when every case passes; one line per case either way.
-#include "ggml-cpu.h"
-#include "ggml.h"
+#include "cpu_result.h"
 
 #include <algorithm>
 #include <cmath>
@@ -42,14 +41,7 @@ static std::vector<float> run(const Case & c, const Inputs & in, int threads, st
     ggml_tensor * ids = ggml_new_tensor_2d(ctx, GGML_TYPE_I32, c.n_used, c.T);
     memcpy(ids->data, in.ids.data(), in.ids.size() * sizeof(int32_t));
     ggml_tensor * b = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, c.K, c.bcast ? 1 : c.n_used, c.T);
-    ggml_tensor * out = ggml_mul_mat_id_back(ctx, as, d, ids, b);
-    ggml_cgraph * gf = ggml_new_graph(ctx);
-    ggml_build_forward_expand(gf, out);
-    ggml_graph_compute_with_ctx(ctx, gf, threads);
-    std::vector<float> r(ggml_nelements(out));
-    memcpy(r.data(), out->data, r.size() * sizeof(float));
-    ggml_free(ctx);
-    return r;
+    return compute_and_free(ctx, ggml_mul_mat_id_back(ctx, as, d, ids, b), threads);
 }
 
 int main() {

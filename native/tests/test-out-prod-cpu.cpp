@@ -3,8 +3,7 @@
 // dequantize-then-accumulate reference, and that 1 and 3 threads give bit-identical results
 // (the row blocks each thread walks must not change any element's summation).
 // Exit code 0 when every case passes; one line per case either way.
-#include "ggml-cpu.h"
-#include "ggml.h"
+#include "cpu_result.h"
 
 #include <cmath>
 #include <cstdio>
@@ -35,14 +34,7 @@ static std::vector<float> run(const Case & c, const std::vector<float> & a_f32, 
         bt = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, c.n, c.k, c.batch);
         memcpy(bt->data, b.data(), b.size() * sizeof(float));
     }
-    ggml_tensor * out = ggml_out_prod(ctx, a, bt);
-    ggml_cgraph * gf = ggml_new_graph(ctx);
-    ggml_build_forward_expand(gf, out);
-    ggml_graph_compute_with_ctx(ctx, gf, threads);
-    std::vector<float> r(ggml_nelements(out));
-    memcpy(r.data(), out->data, r.size() * sizeof(float));
-    ggml_free(ctx);
-    return r;
+    return compute_and_free(ctx, ggml_out_prod(ctx, a, bt), threads);
 }
 
 int main() {

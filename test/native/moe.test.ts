@@ -80,6 +80,16 @@ describe('qwen3moe: forward equals llama.cpp, gradients, training', () => {
     assert.match(r.stderr, /none of the target modules exists in this model/);
   });
 
+  test('qwen3vlmoe (Qwen3-VL\'s interleaved M-RoPE with the same experts): F32 forward within 1e-5 of llama.cpp', () => {
+    const out = join(dir, 'qwen3vlmoe.gguf');
+    const m = honeTrain(['make-model', '--arch', 'qwen3vlmoe', '--embd', '128', '--layers', '2', '--heads', '4', '--kv-heads', '2',
+      '--head-dim', '32', '--ff', '256', '--experts', '8', '--experts-used', '2', '--expert-ff', '64', '--vocab-from', vocab('qwen2'), '--tied', '--out', out]);
+    assert.equal(m.code, 0, m.stderr);
+    const c = honeTrain(['check-forward', '--model', out, '--perturb-b', '0.05', '--text', TEXT, '--json']);
+    assert.equal(c.code, 0, c.stderr);
+    assert.ok(c.events[0].max_rel_diff <= 1e-5, JSON.stringify(c.events[0]));
+  });
+
   test('the scan finds a backward for every op of llama.cpp\'s qwen3moe graph (top-k indices need none)', () => {
     const model = make('f32', 128);
     const r = honeTrain(['scan', '--model', model, '--json']);

@@ -7,6 +7,14 @@ namespace hone::arch {
 // Qwen2-VL's proportions of rotary sections are the file's; make-model writes them.
 static const RequiredKey SECTIONS{ "rope.dimension_sections", KeyType::I32_ARRAY };
 
+// Qwen3-MoE's layers of experts: the router's counts, which llama.cpp's loader requires.
+static Desc with_experts(Desc d) {
+    d.moe = Moe::SOFTMAX_NORM;
+    d.required_keys.push_back({ "expert_count", KeyType::U32 });
+    d.required_keys.push_back({ "expert_used_count", KeyType::U32 });
+    return d;
+}
+
 // Qwen2 and later: NeoX RoPE, and the base and epsilon their releases use (for make-model).
 static Desc qwen_base(const char * name, const char * covers, const char * details) {
     Desc d = described(name, "qwen", covers, details);
@@ -52,10 +60,12 @@ std::vector<Desc> qwen_family() {
     }
     v.push_back(qwen3_base("qwen3", "Qwen3 (dense)", "RoPE NeoX, per-head Q/K RMS norms, head_dim independent of n_embd", false));
     {
-        Desc d = qwen3_base("qwen3moe", "Qwen3-MoE (30B-A3B, 235B-A22B)",
-                            "Qwen3's attention; a mixture-of-experts FFN in every layer: softmax router, top-k experts, their weights renormalised; LoRA on attention (the experts and the router stay frozen)", false);
-        d.moe = Moe::SOFTMAX_NORM;
-        v.push_back(d);
+        v.push_back(with_experts(qwen3_base("qwen3moe", "Qwen3-MoE (30B-A3B, 235B-A22B)",
+                            "Qwen3's attention; a mixture-of-experts FFN in every layer: softmax router, top-k experts, their weights renormalised; LoRA on attention (the experts and the router stay frozen)", false)));
+    }
+    {
+        v.push_back(with_experts(qwen3_base("qwen3vlmoe", "Qwen3-VL MoE (text; deepstack inputs are zero for text)",
+                            "Qwen3-VL's attention (interleaved M-RoPE) with Qwen3-MoE's mixture-of-experts FFN; LoRA on attention", true)));
     }
     v.push_back(qwen3_base("qwen3vl", "Qwen3-VL (text; deepstack inputs are zero for text)",
                            "Qwen3's graph with interleaved M-RoPE; also checked against finite differences", true));
