@@ -119,6 +119,12 @@ std::vector<TensorPlan> plan(const Spec & s) {
             e(n("ffn_gate_exps.weight"), "ffn_gate", s.n_embd, s.n_ff_exp);
             e(n("ffn_up_exps.weight"), "ffn_up", s.n_embd, s.n_ff_exp);
             e(n("ffn_down_exps.weight"), "ffn_down", s.n_ff_exp, s.n_embd);
+            if (d.moe == Moe::SOFTMAX_SHARED) { // a shared expert of --ff width and its gate vector
+                v(n("ffn_gate_inp_shexp.weight"), s.n_embd, sd);
+                w(n("ffn_gate_shexp.weight"), "ffn_gate", il, s.n_embd, s.n_ff);
+                w(n("ffn_up_shexp.weight"), "ffn_up", il, s.n_embd, s.n_ff);
+                w(n("ffn_down_shexp.weight"), "ffn_down", il, s.n_ff, s.n_embd);
+            }
             continue;
         }
         if (d.tensors.fused_gate_up) {

@@ -229,6 +229,7 @@ static void read_experts(hone_model & m) {
              m.path.c_str(), a.c_str(), hp.n_expert, a.c_str(), hp.n_expert_used);
     }
     hp.n_ff_exp = (int) gguf_u32(g, a + "expert_feed_forward_length", false, (uint32_t) (hp.n_ff / hp.n_expert_used));
+    hp.n_ff_shexp = (int) gguf_u32(g, a + "expert_shared_feed_forward_length", false, (uint32_t) hp.n_ff);
 }
 
 // Head and FFN counts, per layer where the file gives arrays.

@@ -100,10 +100,17 @@ static void bind_experts(hone_model & m, LayerWeights & L, int il) {
     L.ffn_gate_exps = m.weight(blk("ffn_gate_exps.weight"), true);
     L.ffn_up_exps = m.weight(blk("ffn_up_exps.weight"), true);
     L.ffn_down_exps = m.weight(blk("ffn_down_exps.weight"), true);
-    const int64_t E = hp.n_expert, F = hp.n_ff_exp, D = hp.n_embd;
+    const int64_t E = hp.n_expert, F = hp.n_ff_exp, D = hp.n_embd, FS = hp.n_ff_shexp;
     struct Want { ggml_tensor * t; int64_t ne0, ne1, ne2; };
-    for (const Want & w : { Want{ L.ffn_gate_inp, D, E, 1 }, Want{ L.ffn_gate_exps, D, F, E }, Want{ L.ffn_up_exps, D, F, E },
-                            Want{ L.ffn_down_exps, F, D, E } }) {
+    std::vector<Want> want = { { L.ffn_gate_inp, D, E, 1 }, { L.ffn_gate_exps, D, F, E }, { L.ffn_up_exps, D, F, E }, { L.ffn_down_exps, F, D, E } };
+    if (hp.desc->moe == arch::Moe::SOFTMAX_SHARED) {
+        L.ffn_gate_inp_shexp = m.weight(blk("ffn_gate_inp_shexp.weight"), true);
+        L.ffn_gate_shexp = m.weight(blk("ffn_gate_shexp.weight"), true);
+        L.ffn_up_shexp = m.weight(blk("ffn_up_shexp.weight"), true);
+        L.ffn_down_shexp = m.weight(blk("ffn_down_shexp.weight"), true);
+        want.insert(want.end(), { { L.ffn_gate_inp_shexp, D, 1, 1 }, { L.ffn_gate_shexp, D, FS, 1 }, { L.ffn_up_shexp, D, FS, 1 }, { L.ffn_down_shexp, FS, D, 1 } });
+    }
+    for (const Want & w : want) {
         if (w.t->ne[0] != w.ne0 || w.t->ne[1] != w.ne1 || w.t->ne[2] != w.ne2 || w.t->ne[3] != 1) {
             fail(HONE_E_FORMAT, "%s: tensor '%s' has shape [%lld, %lld, %lld], expected [%lld, %lld, %lld] (%d experts of FFN width %d)",
                  m.path.c_str(), w.t->name, (long long) w.t->ne[0], (long long) w.t->ne[1], (long long) w.t->ne[2],

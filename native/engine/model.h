@@ -53,7 +53,7 @@ struct Hparams {
     float rope_freq_base = 10000.0f;
     float rope_freq_scale = 1.0f;
     // Mixture of experts (arch::Moe): experts per layer, used per token, each expert's FFN width
-    int n_expert = 0, n_expert_used = 0, n_ff_exp = 0;
+    int n_expert = 0, n_expert_used = 0, n_ff_exp = 0, n_ff_shexp = 0; // n_ff_shexp: the shared expert's (Moe::SOFTMAX_SHARED)
 };
 
 // A layer's tensors; absent ones are nullptr and the graph leaves their step out.
@@ -70,6 +70,8 @@ struct LayerWeights {
     ggml_tensor * b_gate = nullptr, * b_up = nullptr, * b_down = nullptr;       // optional FFN biases (llama, Granite)
     ggml_tensor * ffn_gate_inp = nullptr; // mixture of experts: the router [n_embd, n_expert]
     ggml_tensor * ffn_gate_exps = nullptr, * ffn_up_exps = nullptr, * ffn_down_exps = nullptr; // [.., .., n_expert]
+    ggml_tensor * ffn_gate_inp_shexp = nullptr; // the shared expert's gate [n_embd], its SwiGLU below
+    ggml_tensor * ffn_gate_shexp = nullptr, * ffn_up_shexp = nullptr, * ffn_down_shexp = nullptr;
     ggml_tensor * attn_sinks = nullptr; // Granite 4 (granite_swa): one sink logit per head in every softmax
     ggml_tensor * out_scale = nullptr; // Talkie: the normed embeddings' weight in this layer's output
 };

@@ -1,5 +1,6 @@
 #include "moe_ffn.h"
 
+#include "hone_arch.h"
 #include "model.h"
 
 #include <cmath>
@@ -19,12 +20,15 @@ ggml_tensor * moe_ffn(ggml_context * ctx, const Hparams & hp, const LayerWeights
     ggml_tensor * probs = named(ggml_soft_max(ctx, logits), "ffn_moe_probs", il);
     ggml_tensor * selected = ggml_argsort_top_k(ctx, probs, (int) n_used); // I32 [n_used, n_tokens]
 
-    // the selected experts' probabilities, renormalised (Moe::SOFTMAX_NORM); the clamp keeps
-    // llama.cpp's guard against a zero sum
+    // the selected experts' probabilities, renormalised for Moe::SOFTMAX_NORM (the clamp keeps
+    // llama.cpp's guard against a zero sum)
+    const bool shared = hp.desc->moe == arch::Moe::SOFTMAX_SHARED;
     ggml_tensor * weights = ggml_get_rows(ctx, ggml_reshape_3d(ctx, probs, 1, n_expert, n_tokens), selected); // [1, n_used, n_tokens]
-    weights = ggml_reshape_2d(ctx, weights, n_used, n_tokens);
-    ggml_tensor * sum = ggml_clamp(ctx, ggml_sum_rows(ctx, weights), 6.103515625e-5f, INFINITY);
-    weights = ggml_reshape_3d(ctx, ggml_div(ctx, weights, sum), 1, n_used, n_tokens);
+    if (!shared) {
+        weights = ggml_reshape_2d(ctx, weights, n_used, n_tokens);
+        ggml_tensor * sum = ggml_clamp(ctx, ggml_sum_rows(ctx, weights), 6.103515625e-5f, INFINITY);
+        weights = ggml_reshape_3d(ctx, ggml_div(ctx, weights, sum), 1, n_used, n_tokens);
+    }
     named(weights, "ffn_moe_weights", il);
 
     ggml_tensor * cur = ggml_reshape_3d(ctx, x, n_embd, 1, n_tokens);
@@ -40,7 +44,14 @@ ggml_tensor * moe_ffn(ggml_context * ctx, const Hparams & hp, const LayerWeights
         out = ggml_add(ctx, out, ggml_view_2d(ctx, experts, n_embd, n_tokens, experts->nb[2], i * experts->nb[1]));
     }
     if (n_used == 1) out = ggml_cont(ctx, out);
-    return named(out, "ffn_moe_out", il);
+    named(out, "ffn_moe_out", il);
+    if (!shared) return out;
+    // the shared expert, gated by sigmoid(g) written as llama.cpp writes it: silu(g) / g
+    ggml_tensor * g = named(ggml_mul_mat(ctx, L.ffn_gate_inp_shexp, x), "ffn_shexp_gate_inp", il); // [1, n_tokens]
+    ggml_tensor * sigmoid = ggml_div(ctx, ggml_silu(ctx, g), g);
+    ggml_tensor * s = ggml_swiglu_split(ctx, ggml_mul_mat(ctx, L.ffn_gate_shexp, x), ggml_mul_mat(ctx, L.ffn_up_shexp, x));
+    s = named(ggml_mul(ctx, ggml_mul_mat(ctx, L.ffn_down_shexp, s), sigmoid), "ffn_shexp_out", il);
+    return named(ggml_add(ctx, out, s), "ffn_out", il);
 }
 
 } // namespace hone

@@ -55,7 +55,9 @@ enum class Ffn {
 // (required_keys), expert_feed_forward_length (else feed_forward_length / expert_used_count).
 enum class Moe {
     NONE,
-    SOFTMAX_NORM, // softmax router; the selected weights renormalised to sum 1 (Qwen3-MoE)
+    SOFTMAX_NORM,   // softmax router; the selected weights renormalised to sum 1 (Qwen3-MoE)
+    SOFTMAX_SHARED, // softmax router, weights as selected, plus a shared SwiGLU expert gated per token by
+                    // sigmoid(ffn_gate_inp_shexp · x) (Qwen2-MoE; key expert_shared_feed_forward_length)
 };
 
 // How positions enter attention.

@@ -90,6 +90,30 @@ describe('qwen3moe: forward equals llama.cpp, gradients, training', () => {
     assert.ok(c.events[0].max_rel_diff <= 1e-5, JSON.stringify(c.events[0]));
   });
 
+  test('qwen2moe (Qwen2 attention, weights as selected, a sigmoid-gated shared expert): forward equals llama.cpp, gradients, training', () => {
+    const made = (type: string, used: number) => {
+      const out = join(dir, `qwen2moe-${type}-${used}.gguf`);
+      const m = honeTrain(['make-model', '--arch', 'qwen2moe', '--embd', '128', '--layers', '3', '--heads', '4', '--kv-heads', '2',
+        '--ff', '192', '--experts', '4', '--experts-used', String(used), '--expert-ff', '64', '--type', type, '--vocab-from', vocab('qwen2'), '--out', out]);
+      assert.equal(m.code, 0, m.stderr);
+      return out;
+    };
+    for (const [type, bound] of [['f32', 1e-5], ['q8_0', 2e-2]] as const) {
+      const c = honeTrain(['check-forward', '--model', made(type, 2), '--perturb-b', '0.05', '--text', TEXT, '--json']);
+      assert.equal(c.code, 0, c.stderr);
+      assert.ok(c.events[0].max_rel_diff <= bound, `${type}: ${JSON.stringify(c.events[0])}`);
+    }
+    // every expert used: no selection change within a step, so every element is held to the bound
+    const { summary } = checkGrad(made('f32', 4));
+    assert.equal(summary.pass, true, JSON.stringify(summary));
+    assert.ok(summary.checked >= 20 && summary.vector_rel_error < 1e-3, JSON.stringify(summary));
+    const r = honeTrain(['--model', made('f32', 2), '--data', data, '--out', join(dir, 'qwen2moe-run'), '--steps', '8', '--ctx', '64',
+      '--lr', '1e-2', '--targets', 'all,output', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const losses = r.events.filter((e) => e.type === 'step').map((e) => e.loss);
+    assert.ok(losses.at(-1) < 0.8 * losses[0], `loss ${losses[0]} -> ${losses.at(-1)}`);
+  });
+
   test('the scan finds a backward for every op of llama.cpp\'s qwen3moe graph (top-k indices need none)', () => {
     const model = make('f32', 128);
     const r = honeTrain(['scan', '--model', model, '--json']);

@@ -8,8 +8,8 @@ namespace hone::arch {
 static const RequiredKey SECTIONS{ "rope.dimension_sections", KeyType::I32_ARRAY };
 
 // Qwen3-MoE's layers of experts: the router's counts, which llama.cpp's loader requires.
-static Desc with_experts(Desc d) {
-    d.moe = Moe::SOFTMAX_NORM;
+static Desc with_experts(Desc d, Moe moe = Moe::SOFTMAX_NORM) {
+    d.moe = moe;
     d.required_keys.push_back({ "expert_count", KeyType::U32 });
     d.required_keys.push_back({ "expert_used_count", KeyType::U32 });
     return d;
@@ -46,6 +46,13 @@ std::vector<Desc> qwen_family() {
     }
     {
         Desc d = qwen_base("qwen2", "Qwen2, Qwen2.5", "RoPE NeoX, Q/K/V biases, tied or separate head");
+        d.tensors.qkv_bias = true;
+        v.push_back(d);
+    }
+    {
+        Desc d = with_experts(qwen_base("qwen2moe", "Qwen1.5-MoE, Qwen2-MoE (57B-A14B)",
+                                        "Qwen2's attention; a mixture-of-experts FFN (softmax router, top-k weights as selected) plus a shared expert gated by a sigmoid per token; LoRA on attention (experts, shared expert and routers stay frozen)"),
+                              Moe::SOFTMAX_SHARED);
         d.tensors.qkv_bias = true;
         v.push_back(d);
     }

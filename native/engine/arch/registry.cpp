@@ -76,6 +76,7 @@ const char * name_of(Moe v) {
     switch (v) {
         case Moe::NONE: return "none";
         case Moe::SOFTMAX_NORM: return "softmax_norm";
+        case Moe::SOFTMAX_SHARED: return "softmax_shared";
     }
     return "?";
 }
