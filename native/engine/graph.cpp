@@ -113,10 +113,6 @@ static ggml_tensor * lora_mm(ggml_context * ctx, const hone_adapter * ad, ggml_t
 }
 
 // Names forward tensors "<what>-<layer>" so the op report can place every node in a layer.
-static ggml_tensor * tag(ggml_tensor * t, const char * what, int il) {
-    ggml_format_name(t, "%s-%d", what, il);
-    return t;
-}
 
 static ggml_tensor * add_bias(ggml_context * ctx, ggml_tensor * x, ggml_tensor * b) { return b ? ggml_add(ctx, x, b) : x; }
 

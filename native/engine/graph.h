@@ -34,6 +34,12 @@ inline size_t training_graph_size(int n_layer) { return 4096 + (size_t) n_layer 
 
 struct Hparams;
 
+// Names a layer's tensor "what-il" (the op report and profiles read these names).
+inline ggml_tensor * tag(ggml_tensor * t, const char * what, int il) {
+    ggml_format_name(t, "%s-%d", what, il);
+    return t;
+}
+
 // Inputs are created in ctx and flagged as graph inputs. B = sequences, T = tokens each;
 // hp.n_pos_per_token() positions per token.
 ForwardInputs make_forward_inputs(ggml_context * ctx, const Hparams & hp, int T, int B);

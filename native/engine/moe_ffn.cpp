@@ -1,5 +1,6 @@
 #include "moe_ffn.h"
 
+#include "graph.h"
 #include "hone_arch.h"
 #include "model.h"
 
@@ -7,17 +8,12 @@
 
 namespace hone {
 
-static ggml_tensor * named(ggml_tensor * t, const char * what, int il) {
-    ggml_format_name(t, "%s-%d", what, il);
-    return t;
-}
-
 ggml_tensor * moe_ffn(ggml_context * ctx, const Hparams & hp, const LayerWeights & L, ggml_tensor * x, int il) {
     const int64_t n_embd = x->ne[0], n_tokens = x->ne[1];
     const int64_t n_expert = hp.n_expert, n_used = hp.n_expert_used;
 
-    ggml_tensor * logits = named(ggml_mul_mat(ctx, L.ffn_gate_inp, x), "ffn_moe_logits", il); // [n_expert, n_tokens]
-    ggml_tensor * probs = named(ggml_soft_max(ctx, logits), "ffn_moe_probs", il);
+    ggml_tensor * logits = tag(ggml_mul_mat(ctx, L.ffn_gate_inp, x), "ffn_moe_logits", il); // [n_expert, n_tokens]
+    ggml_tensor * probs = tag(ggml_soft_max(ctx, logits), "ffn_moe_probs", il);
     ggml_tensor * selected = ggml_argsort_top_k(ctx, probs, (int) n_used); // I32 [n_used, n_tokens]
 
     // the selected experts' probabilities, renormalised for Moe::SOFTMAX_NORM (the clamp keeps
@@ -29,14 +25,14 @@ ggml_tensor * moe_ffn(ggml_context * ctx, const Hparams & hp, const LayerWeights
         ggml_tensor * sum = ggml_clamp(ctx, ggml_sum_rows(ctx, weights), 6.103515625e-5f, INFINITY);
         weights = ggml_reshape_3d(ctx, ggml_div(ctx, weights, sum), 1, n_used, n_tokens);
     }
-    named(weights, "ffn_moe_weights", il);
+    tag(weights, "ffn_moe_weights", il);
 
     ggml_tensor * cur = ggml_reshape_3d(ctx, x, n_embd, 1, n_tokens);
-    ggml_tensor * up = named(ggml_mul_mat_id(ctx, L.ffn_up_exps, cur, selected), "ffn_moe_up", il);     // [n_ff_exp, n_used, n_tokens]
-    ggml_tensor * gate = named(ggml_mul_mat_id(ctx, L.ffn_gate_exps, cur, selected), "ffn_moe_gate", il);
-    ggml_tensor * act = named(ggml_swiglu_split(ctx, gate, up), "ffn_moe_swiglu", il);
-    ggml_tensor * experts = named(ggml_mul_mat_id(ctx, L.ffn_down_exps, act, selected), "ffn_moe_down", il); // [n_embd, n_used, n_tokens]
-    experts = named(ggml_mul(ctx, experts, weights), "ffn_moe_weighted", il);
+    ggml_tensor * up = tag(ggml_mul_mat_id(ctx, L.ffn_up_exps, cur, selected), "ffn_moe_up", il);     // [n_ff_exp, n_used, n_tokens]
+    ggml_tensor * gate = tag(ggml_mul_mat_id(ctx, L.ffn_gate_exps, cur, selected), "ffn_moe_gate", il);
+    ggml_tensor * act = tag(ggml_swiglu_split(ctx, gate, up), "ffn_moe_swiglu", il);
+    ggml_tensor * experts = tag(ggml_mul_mat_id(ctx, L.ffn_down_exps, act, selected), "ffn_moe_down", il); // [n_embd, n_used, n_tokens]
+    experts = tag(ggml_mul(ctx, experts, weights), "ffn_moe_weighted", il);
 
     // the experts summed in slot order, as llama.cpp adds its views
     ggml_tensor * out = ggml_view_2d(ctx, experts, n_embd, n_tokens, experts->nb[2], 0);
@@ -44,14 +40,14 @@ ggml_tensor * moe_ffn(ggml_context * ctx, const Hparams & hp, const LayerWeights
         out = ggml_add(ctx, out, ggml_view_2d(ctx, experts, n_embd, n_tokens, experts->nb[2], i * experts->nb[1]));
     }
     if (n_used == 1) out = ggml_cont(ctx, out);
-    named(out, "ffn_moe_out", il);
+    tag(out, "ffn_moe_out", il);
     if (!shared) return out;
     // the shared expert, gated by sigmoid(g) written as llama.cpp writes it: silu(g) / g
-    ggml_tensor * g = named(ggml_mul_mat(ctx, L.ffn_gate_inp_shexp, x), "ffn_shexp_gate_inp", il); // [1, n_tokens]
+    ggml_tensor * g = tag(ggml_mul_mat(ctx, L.ffn_gate_inp_shexp, x), "ffn_shexp_gate_inp", il); // [1, n_tokens]
     ggml_tensor * sigmoid = ggml_div(ctx, ggml_silu(ctx, g), g);
     ggml_tensor * s = ggml_swiglu_split(ctx, ggml_mul_mat(ctx, L.ffn_gate_shexp, x), ggml_mul_mat(ctx, L.ffn_up_shexp, x));
-    s = named(ggml_mul(ctx, ggml_mul_mat(ctx, L.ffn_down_shexp, s), sigmoid), "ffn_shexp_out", il);
-    return named(ggml_add(ctx, out, s), "ffn_out", il);
+    s = tag(ggml_mul(ctx, ggml_mul_mat(ctx, L.ffn_down_shexp, s), sigmoid), "ffn_shexp_out", il);
+    return tag(ggml_add(ctx, out, s), "ffn_out", il);
 }
 
 } // namespace hone

@@ -322,8 +322,8 @@ PY
   ;;
 moe)
   # Patch 0010: MUL_MAT_ID_BACK and the batched GET_ROWS_BACK against the CPU; the MoE grad
-  # cases on CUDA; a small Qwen3-MoE Q4_K_M training run (its op report: zero CPU ops?); then
-  # stage moe-big: a Qwen3-30B-A3B-shaped Q4_K_M step's peak beside the weights' size.
+  # cases on CUDA; a small Qwen3-MoE Q4_K_M training run (its op report: zero CPU ops?).
+  # Stage moe-big: a Qwen3-30B-A3B-shaped Q4_K_M step's peak beside the weights' size.
   for op in MUL_MAT_ID_BACK GET_ROWS_BACK; do
     timeout 240 "$bin/test-backend-ops" test -b CUDA0 -o $op > "$out/ops-$op.log" 2>&1
     log "$op: $(grep -E 'tests passed' "$out/ops-$op.log" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$out/ops-$op.log") FAIL, $(grep -c 'not supported \[CUDA0\]' "$out/ops-$op.log") not supported by CUDA0"
@@ -341,20 +341,18 @@ moe)
   log "qwen3moe small: exit $? $(python3 "$native/scripts/ops-summary.py" "$out/moe-small/ops.json" "$out/moe-small.jsonl" 2>&1)"
   ;;
 moe-big)
-  {
-    m=$work/qwen3-30b-a3b-q4_k_m.gguf
-    t0=$(date +%s)
-    [ -f "$m" ] || "$bin/hone-train" make-model --arch qwen3moe --embd 2048 --layers 48 --heads 32 --kv-heads 4 --head-dim 128 --ff 6144 \
-        --experts 128 --experts-used 8 --expert-ff 768 --vocab-from "$(vocab qwen2)" --type q4_k_m --out "$m" 2>> "$out/moe.log"
-    log "qwen3-30b-a3b: make-model $(( $(date +%s) - t0 )) s, $(du -m "$m" | cut -f1) MiB"
-    for ctx in ${MOE_CTX:-2048}; do
-      nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$out/smi-moe-$ctx.txt" & smi=$!
-      timeout ${MOE_TIMEOUT:-200} "$bin/hone-train" --model "$m" --data "$dev/text.txt" --out "$out/moe-30b-$ctx" --backend cuda --steps 3 \
-        --ctx $ctx --rank 8 --alpha 16 --json > "$out/moe-30b-$ctx.jsonl" 2>> "$out/moe.log"
-      rc=$?; kill $smi 2>/dev/null
-      log "qwen3-30b-a3b at $ctx tokens: exit $rc, peak GPU $(sort -n "$out/smi-moe-$ctx.txt" | tail -1) MiB used (nvidia-smi); $(python3 "$native/scripts/ops-summary.py" "$out/moe-30b-$ctx/ops.json" "$out/moe-30b-$ctx.jsonl" 2>&1)"
-    done
-  }
+  m=$work/qwen3-30b-a3b-q4_k_m.gguf
+  t0=$(date +%s)
+  [ -f "$m" ] || "$bin/hone-train" make-model --arch qwen3moe --embd 2048 --layers 48 --heads 32 --kv-heads 4 --head-dim 128 --ff 6144 \
+      --experts 128 --experts-used 8 --expert-ff 768 --vocab-from "$(vocab qwen2)" --type q4_k_m --out "$m" 2>> "$out/moe.log"
+  log "qwen3-30b-a3b: make-model $(( $(date +%s) - t0 )) s, $(du -m "$m" | cut -f1) MiB"
+  for ctx in ${MOE_CTX:-2048}; do
+    nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$out/smi-moe-$ctx.txt" & smi=$!
+    timeout ${MOE_TIMEOUT:-200} "$bin/hone-train" --model "$m" --data "$dev/text.txt" --out "$out/moe-30b-$ctx" --backend cuda --steps 3 \
+      --ctx $ctx --rank 8 --alpha 16 --json > "$out/moe-30b-$ctx.jsonl" 2>> "$out/moe.log"
+    rc=$?; kill $smi 2>/dev/null
+    log "qwen3-30b-a3b at $ctx tokens: exit $rc, peak GPU $(sort -n "$out/smi-moe-$ctx.txt" | tail -1) MiB used (nvidia-smi); $(python3 "$native/scripts/ops-summary.py" "$out/moe-30b-$ctx/ops.json" "$out/moe-30b-$ctx.jsonl" 2>&1)"
+  done
   ;;
 set-rows)
   "$bin/test-backend-ops" test -b CUDA0 -o SET_ROWS > "$out/ops-SET_ROWS.log" 2>&1

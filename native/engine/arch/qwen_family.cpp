@@ -66,14 +66,10 @@ std::vector<Desc> qwen_family() {
         v.push_back(d);
     }
     v.push_back(qwen3_base("qwen3", "Qwen3 (dense)", "RoPE NeoX, per-head Q/K RMS norms, head_dim independent of n_embd", false));
-    {
-        v.push_back(with_experts(qwen3_base("qwen3moe", "Qwen3-MoE (30B-A3B, 235B-A22B)",
-                            "Qwen3's attention; a mixture-of-experts FFN in every layer: softmax router, top-k experts, their weights renormalised; LoRA on attention (the experts and the router stay frozen)", false)));
-    }
-    {
-        v.push_back(with_experts(qwen3_base("qwen3vlmoe", "Qwen3-VL MoE (text; deepstack inputs are zero for text)",
-                            "Qwen3-VL's attention (interleaved M-RoPE) with Qwen3-MoE's mixture-of-experts FFN; LoRA on attention", true)));
-    }
+    v.push_back(with_experts(qwen3_base("qwen3moe", "Qwen3-MoE (30B-A3B, 235B-A22B)",
+                        "Qwen3's attention; a mixture-of-experts FFN in every layer: softmax router, top-k experts, their weights renormalised; LoRA on attention (the experts and the router stay frozen)", false)));
+    v.push_back(with_experts(qwen3_base("qwen3vlmoe", "Qwen3-VL MoE (text; deepstack inputs are zero for text)",
+                        "Qwen3-VL's attention (interleaved M-RoPE) with Qwen3-MoE's mixture-of-experts FFN; LoRA on attention", true)));
     v.push_back(qwen3_base("qwen3vl", "Qwen3-VL (text; deepstack inputs are zero for text)",
                            "Qwen3's graph with interleaved M-RoPE; also checked against finite differences", true));
     v.push_back(qwen3_base("qwen3tts", "Qwen3-TTS (text)", "Qwen3-VL's graph, as llama.cpp runs it", true));
