@@ -1,5 +1,7 @@
 #include "backend_registry.h"
 
+#include "metal_switch.h"
+
 #include "ggml-cpu.h"
 
 #include <cstdlib>
@@ -41,6 +43,7 @@ static std::string own_folder() {
 void ensure_backends() {
     static std::once_flag once;
     std::call_once(once, [] {
+        apply_metal_switches(); // before any backend initialises (Metal reads its switches once)
         if (ggml_backend_reg_count() > 0) return; // linked in: nothing to load
         const char * env = std::getenv("HONE_BACKEND_DIR");
         const std::string dir = env && *env ? env : own_folder();

@@ -260,7 +260,7 @@ static ggml_tensor * fused_attention(const LayerCtx & c, ggml_tensor * q, ggml_t
     if (L.attn_sinks) ggml_flash_attn_ext_add_sinks(kqv, L.attn_sinks);
     ggml_flash_attn_ext_set_prec(kqv, GGML_PREC_F32);
     ggml_flash_attn_ext_set_causal(kqv, true); // both masks are causal: the backward may skip later keys
-    if (!backend_runs_fused_attention(c.m.backends.primary, kqv)) return nullptr;
+    if (!backend_runs_fused_attention(c.in.attention_backend ? c.in.attention_backend : c.m.backends.primary, kqv)) return nullptr;
     tag(kqv, "kqv", il); // [hd, nh, T, B]: already the heads-last layout the output projection reads
     return ggml_reshape_2d(ctx, kqv, (int64_t) hd * nh, (int64_t) T * B);
 }
@@ -372,9 +372,11 @@ ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone
     return logits;
 }
 
-TrainingLoss build_training_loss(ggml_context * ctx, const hone_model & m, const hone_adapter & ad, int T, int B) {
+TrainingLoss build_training_loss(ggml_context * ctx, const hone_model & m, const hone_adapter & ad, int T, int B,
+                                 ggml_backend_t attention_backend) {
     TrainingLoss t;
     t.in = make_forward_inputs(ctx, m.hp, T, B);
+    t.in.attention_backend = attention_backend;
     t.li = make_loss_inputs(ctx, T * B);
     t.in.row_mask = t.li.loss_mask;
     t.loss = build_loss(ctx, build_forward(ctx, m, &ad, t.in, T, B), t.li);

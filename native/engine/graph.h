@@ -5,6 +5,7 @@
 #pragma once
 
 #include "ggml.h"
+#include "ggml-backend.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -26,6 +27,7 @@ struct ForwardInputs {
     // ggml's CPU GELU reads an fp16 table, a step function at the scale of a finite difference.
     bool smooth_gelu = false;
     ggml_tensor * row_mask = nullptr; // optional F32 [1, T*B]: rows multiplied by 0 before the output head
+    ggml_backend_t attention_backend = nullptr; // whose supports_op decides fused attention; null: the model's primary
 };
 
 // Graph size (nodes) for a forward + backward + accumulation graph: measured at about 3x the
@@ -75,7 +77,9 @@ struct TrainingLoss {
 
 // The loss of B sequences of T tokens through the model and adapter, with its inputs (the
 // loss mask also zeroes masked rows before the head): what training and the gradient check share.
-TrainingLoss build_training_loss(ggml_context * ctx, const hone_model & m, const hone_adapter & ad, int T, int B);
+// `attention_backend`: see ForwardInputs (tests schedule a stand-in GPU first).
+TrainingLoss build_training_loss(ggml_context * ctx, const hone_model & m, const hone_adapter & ad, int T, int B,
+                                 ggml_backend_t attention_backend = nullptr);
 
 // Uploads the causal mask for T tokens. With ALiBi each head's plane holds its bias,
 // slope * -(distance), with ggml's slopes: ggml has no backward for SOFT_MAX's own ALiBi, so

@@ -2,9 +2,11 @@
 
 #include "error.h"
 #include "hone_json.h"
+#include "metal_switch.h"
 #include "model.h"
 
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <tuple>
 #include <unordered_map>
@@ -124,6 +126,8 @@ static std::string cpu_reason(ggml_backend_sched_t sched, const hone_model & m, 
         if (is_cpu_backend(b)) continue;
         if (!ggml_backend_supports_op(b, t)) {
             refused += strfmt("%s%s: %s%s not supported", refused.empty() ? "" : "; ", ggml_backend_name(b), ggml_op_desc(t), src_summary(t).c_str());
+            const bool metal = std::strncmp(ggml_backend_name(b), "MTL", 3) == 0;
+            if (metal && t->op == GGML_OP_OUT_PROD && !metal_out_prod_enabled()) refused += " (turned off by HONE_METAL_OUT_PROD=0)";
         }
     }
     if (!refused.empty()) return refused;

@@ -5,6 +5,7 @@
 #include "fatal_report.h"
 #include "hone_test.h"
 #include "lora.h"
+#include "metal_rules_backend.h"
 #include "model.h"
 #include "optimizer.h"
 #include "refusing_backend.h"
@@ -71,7 +72,11 @@ static void build_graphs(hone_trainer & tr) {
 
     for (ggml_tensor * t : ad.trainable()) ggml_set_param(t);
     tr.frozen_param = mark_frozen_param(tr);
-    const TrainingLoss tl = build_training_loss(ctx, m, ad, tr.T, tr.B);
+    // the test backend exists before the graph: it decides fused attention as a GPU would
+    HONE_CHECK_ARG(tr.test_refuse_ops.empty() || tr.test_metal_rules.empty(), "refusing ops and Metal's rules are two test backends: choose one");
+    if (!tr.test_refuse_ops.empty()) tr.test_backend = refusing_backend_init(tr.test_refuse_ops, m.n_threads);
+    if (!tr.test_metal_rules.empty()) tr.test_backend = metal_rules_backend_init(tr.test_metal_rules, m.n_threads);
+    const TrainingLoss tl = build_training_loss(ctx, m, ad, tr.T, tr.B, tr.test_backend);
     tr.in = tl.in;
     tr.li = tl.li;
     tr.loss = tl.loss;
@@ -112,10 +117,7 @@ static void build_graphs(hone_trainer & tr) {
     tr.waste = find_gradient_waste(tr.gb, tr.n_forward_nodes, tr.trainable);
 
     std::vector<ggml_backend_t> list = m.backends.list();
-    if (!tr.test_refuse_ops.empty()) {
-        tr.test_backend = refusing_backend_init(tr.test_refuse_ops, m.n_threads);
-        list.insert(list.begin(), tr.test_backend);
-    }
+    if (tr.test_backend) list.insert(list.begin(), tr.test_backend);
     tr.sched = ggml_backend_sched_new(list.data(), nullptr, (int) list.size(), gsize, false, true);
 }
 
@@ -443,6 +445,7 @@ hone_status hone_trainer_init_test(hone_model * model, hone_adapter * adapter, c
         adapter->record.run_config = tr->run_config; // the adapter file says what trained it
         tr->test_refuse_ops = hooks && hooks->refuse_ops ? hooks->refuse_ops : "";
         tr->test_frozen_param = hooks && hooks->frozen_param ? hooks->frozen_param : "";
+        tr->test_metal_rules = hooks && hooks->metal_rules ? hooks->metal_rules : "";
         tr->p.checkpoint_dir = nullptr; // the owned copies are the ones used
         tr->p.run_config_json = nullptr;
         tr->T = p.n_ctx;

@@ -15,6 +15,8 @@ typedef struct {
                                // them before the real backends, so CPU fallbacks can be seen without a GPU
     const char * frozen_param; // name of a base tensor (F32/F16) to mark trainable, to show the gradient-waste
                                // detector at work; dry runs only (the base is never updated)
+    const char * metal_rules;  // a Metal GPU family ("apple7", "metal3", "apple6"): schedule a CPU backend instance
+                               // that accepts exactly what Metal would there, to see a Mac's placement anywhere
 } hone_train_test_hooks;
 
 // hone_trainer_init with test hooks (NULL, or NULL fields: none).

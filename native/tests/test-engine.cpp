@@ -8,6 +8,8 @@
 #include "checkpoint.h"
 #include "error.h"
 #include "hone.h"
+#include "metal_rules_backend.h"
+#include "metal_switch.h"
 #include "model.h"
 #include "optimizer.h"
 #include "schedule.h"
@@ -585,7 +587,44 @@ void checkpoint_cases(const fs::path & root) {
 
 } // namespace
 
+// ---- Metal's placement rules (patch 0011) and its switch --------------------------------------
+
+void metal_cases() {
+    run_case("metal: HONE_METAL_OUT_PROD accepts unset, 1 and 0 and refuses anything else by name", [] {
+        CHECK(metal_out_prod_enabled(nullptr) && metal_out_prod_enabled("") && metal_out_prod_enabled("1"), "on unless 0");
+        CHECK(!metal_out_prod_enabled("0"), "0 turns it off");
+        expect_error(HONE_E_INVALID_ARG, "HONE_METAL_OUT_PROD is 'no'", [] { metal_out_prod_enabled("no"); });
+    });
+    // The optimizer graph is not scheduled (it runs on the adapter's backend), so the placement
+    // test's op report cannot show it: ask the rules directly about its nodes.
+    run_case("metal: the optimizer's ops (optimizer.cpp's graphs) are accepted on apple7; AdamW is refused on apple6", [] {
+        ggml_init_params ip = { 16 * ggml_tensor_overhead() + 4096, nullptr, true };
+        ggml_context * ctx = ggml_init(ip);
+        ggml_tensor * w = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 8, 64);
+        ggml_tensor * g = ggml_dup_tensor(ctx, w), * m = ggml_dup_tensor(ctx, w), * v = ggml_dup_tensor(ctx, w);
+        ggml_tensor * pars = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 7);
+        ggml_set_param(w);
+        ggml_tensor * clip = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 1);
+        ggml_tensor * clipped = ggml_mul(ctx, g, clip);
+        ggml_tensor * step = ggml_opt_step_adamw(ctx, w, clipped, m, v, pars);
+        ggml_tensor * norm = ggml_sum(ctx, ggml_sqr(ctx, g)); // the gradient norm, as the optimizer builds it
+        ggml_tensor * total = ggml_add(ctx, norm, norm);
+        ggml_backend_t apple7 = metal_rules_backend_init("apple7", 1), apple6 = metal_rules_backend_init("apple6", 1);
+        for (ggml_tensor * t : { clipped, step, norm, norm->src[0], total }) {
+            CHECK(ggml_backend_supports_op(apple7, t), "%s refused on apple7", ggml_op_desc(t));
+        }
+        CHECK(!ggml_backend_supports_op(apple6, step), "OPT_STEP_ADAMW needs simdgroup reductions");
+        ggml_backend_free(apple7);
+        ggml_backend_free(apple6);
+        ggml_free(ctx);
+    });
+    run_case("metal: an unknown GPU family is refused, naming the known ones", [] {
+        expect_error(HONE_E_INVALID_ARG, "known: apple7, metal3, apple6", [] { metal_rules_backend_init("m5", 1); });
+    });
+}
+
 int main() {
+    metal_cases();
     schedule_cases();
     data_order_cases();
     sequence_cases();

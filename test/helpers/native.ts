@@ -33,15 +33,16 @@ export interface RunResult {
   events: Array<Record<string, any>>;
 }
 
-export function run(cmd: string, args: string[], timeoutMs = 300_000): RunResult {
-  const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: timeoutMs, maxBuffer: 64 << 20 });
+/** `env`: variables added to this process's environment for the child. */
+export function run(cmd: string, args: string[], timeoutMs = 300_000, env?: Record<string, string>): RunResult {
+  const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: timeoutMs, maxBuffer: 64 << 20, env: env ? { ...process.env, ...env } : undefined });
   if (r.error) throw r.error;
   const events = r.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
   return { code: r.status, stdout: r.stdout, stderr: r.stderr, events };
 }
 
-export function honeTrain(args: string[], timeoutMs?: number): RunResult {
-  return run(bin('hone-train'), args, timeoutMs);
+export function honeTrain(args: string[], timeoutMs?: number, env?: Record<string, string>): RunResult {
+  return run(bin('hone-train'), args, timeoutMs, env);
 }
 
 /** A fresh temporary folder, removed when the process exits. */
@@ -56,7 +57,7 @@ export function sha256(path: string): string {
 }
 
 export interface SyntheticSpec {
-  arch: 'llama' | 'qwen2' | 'qwen3';
+  arch: 'llama' | 'qwen2' | 'qwen3' | 'gemma3';
   embd: number;
   layers: number;
   heads: number;

@@ -8,10 +8,15 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { bin, run } from '../helpers/native.ts';
 
-test('OUT_PROD with a quantized src0 (patch 0001) matches a float64 reference and is thread-count independent', () => {
+test('OUT_PROD with a quantized src0 (patch 0001) and the shapes of patch 0011\'s Metal cases matches a float64 reference and is thread-count independent', () => {
   const r = run(bin('hone-test-out-prod-cpu'), []);
   const lines = r.stdout.trim().split('\n');
-  assert.ok(lines.length >= 8, r.stdout);
+  assert.ok(lines.length >= 8 + 13 * 4 + 12, r.stdout);
+  // every type a training base uses in batches (broadcast over dim 2 for F32), rank-4 operands both ways
+  for (const t of ['f32', 'f16', 'bf16', 'q4_0', 'q4_1', 'q5_0', 'q5_1', 'q8_0', 'q2_K', 'q3_K', 'q4_K', 'q5_K', 'q6_K']) {
+    assert.ok(lines.some((l) => l.includes(`out_prod ${t} m=512 n=40 k=64 batch=2 broadcast=${t === 'f32' ? 3 : 1} trans_b=1`)), t);
+  }
+  assert.ok(lines.some((l) => l.includes('out_prod f32 m=4 n=130 k=300')) && lines.some((l) => l.includes('out_prod f32 m=300 n=4 k=130')));
   for (const l of lines) assert.match(l, /^ok out_prod /, l);
   assert.equal(r.code, 0);
 });
