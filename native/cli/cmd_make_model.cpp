@@ -201,7 +201,7 @@ int file_type(const std::string & t) {
 
 int cmd_make_model(int argc, char ** argv) {
     Args a(argc, argv, 2, { "arch", "embd", "layers", "heads", "kv-heads", "ff", "head-dim", "vocab-from", "type", "out", "ctx", "seed", "threads",
-             "chat-template-file", "kv", "experts", "experts-used", "expert-ff" },
+             "chat-template-file", "kv", "experts", "experts-used", "expert-ff", "rope-yarn" },
            { "tied", "json", "ffn-biases" });
     const bool json = a.flag("json");
     Spec s;
@@ -289,19 +289,35 @@ int cmd_make_model(int argc, char ** argv) {
         const int32_t sections[4] = { half - 2 * s1, s1, s1, 0 };
         gguf_set_arr_data(g, (A + "rope.dimension_sections").c_str(), GGUF_TYPE_INT32, sections, 4);
     }
-    // --kv name=value[,name=value]: extra unsigned keys under the architecture's prefix, for
-    // files a loader must refuse (e.g. nanbeige's num_loops).
+    // --kv name=value[,name=value]: extra keys under the architecture's prefix, unsigned or (with
+    // a decimal point) F32, for files a loader must refuse (e.g. nanbeige's num_loops) or read.
     for (const KvItem & kv : split_kv_list(a.str("kv", ""))) {
-        if (kv.name.empty() || kv.value.empty() || kv.value.find_first_not_of("0123456789") != std::string::npos) {
+        const bool decimal = std::count(kv.value.begin(), kv.value.end(), '.') == 1;
+        if (kv.name.empty() || kv.value.empty() || kv.value == "." || kv.value.find_first_not_of(decimal ? "0123456789." : "0123456789") != std::string::npos) {
             gguf_free(g);
-            throw UsageError("--kv takes name=unsigned[,name=unsigned], got '" + kv.item + "'");
+            throw UsageError("--kv takes name=value[,name=value] with unsigned or decimal values, got '" + kv.item + "'");
         }
-        gguf_set_val_u32(g, (A + kv.name).c_str(), (uint32_t) std::stoul(kv.value));
+        if (decimal) gguf_set_val_f32(g, (A + kv.name).c_str(), std::stof(kv.value));
+        else gguf_set_val_u32(g, (A + kv.name).c_str(), (uint32_t) std::stoul(kv.value));
     }
     for (const hone::arch::RequiredKey & k : s.desc->required_keys) {
         if (k.type == hone::arch::KeyType::BOOL) gguf_set_val_bool(g, (A + k.name).c_str(), true); // e.g. GPT-NeoX's parallel residual
     }
     gguf_set_val_f32(g, (A + "rope.freq_base").c_str(), s.desc->typical_rope_base);
+    // --rope-yarn FACTOR:ORIGINAL_CONTEXT[:ATTN_FACTOR]: YaRN scaling keys, as converted long-context releases carry them
+    if (a.has("rope-yarn")) {
+        float factor = 0.0f, attn = 1.0f;
+        unsigned orig = 0;
+        const int n = sscanf(a.str("rope-yarn").c_str(), "%f:%u:%f", &factor, &orig, &attn);
+        if (n < 2 || factor <= 1.0f || orig == 0 || attn <= 0.0f) {
+            gguf_free(g);
+            throw UsageError("--rope-yarn takes FACTOR:ORIGINAL_CONTEXT[:ATTN_FACTOR] with FACTOR > 1, got '" + a.str("rope-yarn") + "'");
+        }
+        gguf_set_val_str(g, (A + "rope.scaling.type").c_str(), "yarn");
+        gguf_set_val_f32(g, (A + "rope.scaling.factor").c_str(), factor);
+        gguf_set_val_u32(g, (A + "rope.scaling.original_context_length").c_str(), orig);
+        if (n == 3) gguf_set_val_f32(g, (A + "rope.scaling.attn_factor").c_str(), attn);
+    }
     gguf_set_val_f32(g, (A + hone::arch::norm_eps_key(s.desc->norm_kind)).c_str(), s.desc->typical_norm_eps);
     if (s.desc->scales == hone::arch::Scales::GRANITE) {
         // Granite stores its scales (llama.cpp requires logit_scale): values of the real models' order.

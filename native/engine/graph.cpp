@@ -21,6 +21,13 @@ ForwardInputs make_forward_inputs(ggml_context * ctx, const Hparams & hp, int T,
     ggml_set_name(in.pos, "inp_pos");
     ggml_set_name(in.kq_mask, "kq_mask");
     for (ggml_tensor * t : { in.tokens, in.pos, in.kq_mask }) ggml_set_input(t);
+    if (hp.attn_temp_scale != 0.0f) {
+        in.attn_temp = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 1, 1, (int64_t) T * B);
+        ggml_set_name(in.attn_temp, "attn_temp");
+        ggml_set_input(in.attn_temp);
+        in.attn_temp_scale = hp.attn_temp_scale;
+        in.attn_temp_floor = hp.n_ctx_orig;
+    }
     if (hp.n_swa > 0) {
         in.kq_mask_swa = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, T, T);
         ggml_set_name(in.kq_mask_swa, "kq_mask_swa");
@@ -40,6 +47,13 @@ ForwardInputs make_forward_inputs(ggml_context * ctx, const Hparams & hp, int T,
 }
 
 void set_positions(const ForwardInputs & in, const std::vector<int32_t> & pos) {
+    if (in.attn_temp && in.attn_temp->buffer) { // as llama.cpp's llm_graph_input_attn_temp
+        std::vector<float> t(pos.size());
+        for (size_t i = 0; i < pos.size(); i++) {
+            t[i] = std::log(std::floor((float) pos[i] / (float) in.attn_temp_floor) + 1.0) * in.attn_temp_scale + 1.0;
+        }
+        ggml_backend_tensor_set(in.attn_temp, t.data(), 0, t.size() * sizeof(float));
+    }
     if (!in.pos->buffer) return; // no RoPE (ALiBi, NoPE-only models): the graph never reads positions
     const size_t n = pos.size();
     if ((size_t) in.pos->ne[0] == n) {
@@ -161,17 +175,18 @@ struct LayerCtx {
     ggml_tensor * norm(ggml_tensor * x, ggml_tensor * w) const { return hone::norm(ctx, m.hp, x, w); }
 };
 
-// RoPE as llama.cpp runs it without YaRN: ext_factor 0, attn_factor 1, beta 32/1; per-layer
-// base and scale (windowed layers may differ).
+// RoPE as llama.cpp runs it: per-layer base and scale (windowed layers may differ), YaRN's
+// ext_factor and original context, the attention factor, beta fast/slow 32/1.
 static ggml_tensor * rope(const LayerCtx & c, ggml_tensor * x) {
     const Hparams & hp = c.m.hp;
     const float base = hp.rope_base_l[c.il], scale = hp.rope_scale_l[c.il];
+    const float ext = hp.rope_ext_l[c.il], attn = hp.rope_attn_l[c.il];
     if (hp.n_pos_per_token() > 1) {
         int sections[4] = { hp.rope_sections[0], hp.rope_sections[1], hp.rope_sections[2], hp.rope_sections[3] };
-        return ggml_rope_multi(c.ctx, x, c.in.pos, c.m.rope_freqs, hp.n_rot, sections, hp.rope_type, hp.n_ctx_train,
-                               base, scale, 0.0f, 1.0f, 32.0f, 1.0f);
+        return ggml_rope_multi(c.ctx, x, c.in.pos, c.m.rope_freqs, hp.n_rot, sections, hp.rope_type, hp.n_ctx_orig,
+                               base, scale, ext, attn, 32.0f, 1.0f);
     }
-    return ggml_rope_ext(c.ctx, x, c.in.pos, c.m.rope_freqs, hp.n_rot, hp.rope_type, hp.n_ctx_train, base, scale, 0.0f, 1.0f, 32.0f, 1.0f);
+    return ggml_rope_ext(c.ctx, x, c.in.pos, c.m.rope_freqs, hp.n_rot, hp.rope_type, hp.n_ctx_orig, base, scale, ext, attn, 32.0f, 1.0f);
 }
 
 // Q, K and V [hd, heads, T*B] from the normed input, normed and rotated as the architecture does.
@@ -207,6 +222,7 @@ static void qkv(const LayerCtx & c, ggml_tensor * x, ggml_tensor *& q, ggml_tens
         q = tag(rope(c, q), "q_rope", il);
         k = tag(rope(c, k), "k_rope", il);
     }
+    if (c.in.attn_temp) q = tag(ggml_mul(ctx, q, c.in.attn_temp), "q_temp", il); // Mistral 3
     // Hunyuan, Maincoder, Talkie: norms after RoPE (Talkie's K norm has no weight)
     if (d.qk_norm == arch::QkNorm::AFTER_ROPE) {
         if (L.q_norm) q = c.norm(q, L.q_norm);

@@ -28,6 +28,11 @@ struct ForwardInputs {
     bool smooth_gelu = false;
     ggml_tensor * row_mask = nullptr; // optional F32 [1, T*B]: rows multiplied by 0 before the output head
     ggml_backend_t attention_backend = nullptr; // whose supports_op decides fused attention; null: the model's primary
+    // Mistral 3's attention temperature (Hparams::attn_temp_scale): F32 [1, 1, T*B], Q's factor per
+    // position, computed from the positions by set_positions
+    ggml_tensor * attn_temp = nullptr;
+    float attn_temp_scale = 0.0f;
+    int attn_temp_floor = 0;
 };
 
 // Graph size (nodes) for a forward + backward + accumulation graph: measured at about 3x the

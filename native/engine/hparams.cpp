@@ -90,6 +90,10 @@ static void read_periodic_windows(hone_model & m, uint32_t window) {
         }
         if (own_base || w.rope == arch::WindowRope::SWA_BASE) hp.rope_base_l[il] = swa_base;
         if (own_base || w.rope == arch::WindowRope::UNSCALED) hp.rope_scale_l[il] = 1.0f;
+        if (w.rope == arch::WindowRope::UNSCALED) { // OLMo 3: plain RoPE, no YaRN, in windowed layers
+            hp.rope_ext_l[il] = 0.0f;
+            hp.rope_attn_l[il] = 1.0f;
+        }
     }
 }
 
@@ -101,6 +105,8 @@ static void read_layer_positions(hone_model & m) {
     hp.rope_l.assign(n, hp.has_rope());
     hp.rope_base_l.assign(n, hp.rope_freq_base);
     hp.rope_scale_l.assign(n, hp.rope_freq_scale);
+    hp.rope_ext_l.assign(n, hp.rope_ext_factor);
+    hp.rope_attn_l.assign(n, hp.rope_attn_factor);
     hp.swa_l.assign(n, 0);
     if (d.nope_period > 0) for (int il = d.nope_period - 1; il < n; il += d.nope_period) hp.rope_l[il] = 0;
     const uint32_t window = gguf_u32(m.gguf, hp.arch_name + ".attention.sliding_window", false, 0);
@@ -159,14 +165,18 @@ static void read_rope(hone_model & m) {
     }
     hp.rope_freq_base = gguf_f32(g, a + "rope.freq_base", 10000.0f);
     // As llama.cpp: a linear factor applies whatever the scaling type; llama3-style scaling
-    // comes as the rope_freqs tensor. YaRN and LongRoPE need terms we do not build yet.
-    float factor = gguf_f32(g, a + "rope.scale_linear", 0.0f);
-    if (factor == 0.0f) factor = gguf_f32(g, a + "rope.scaling.factor", 0.0f);
+    // comes as the rope_freqs tensor; YaRN mixes interpolated and extrapolated frequencies
+    // (ext_factor 1) over the original context. LongRoPE needs terms we do not build yet.
+    float factor = gguf_f32(g, a + "rope.scaling.factor", 0.0f);
+    if (factor == 0.0f) factor = gguf_f32(g, a + "rope.scale_linear", 0.0f);
     hp.rope_freq_scale = factor == 0.0f ? 1.0f : 1.0f / factor;
-    const std::string scaling_type = gguf_str(g, a + "rope.scaling.type", "none");
-    if (scaling_type != "none" && scaling_type != "linear" && scaling_type != "llama3") {
+    const std::string scaling_type = gguf_str(g, a + "rope.scaling.type", "linear");
+    if (scaling_type != "none" && scaling_type != "linear" && scaling_type != "llama3" && scaling_type != "yarn") {
         fail(HONE_E_UNSUPPORTED, "%s: rope scaling '%s' cannot train yet", m.path.c_str(), scaling_type.c_str());
     }
+    if (scaling_type == "none") hp.rope_freq_scale = 1.0f; // llama.cpp never scales then
+    hp.rope_ext_factor = scaling_type == "yarn" ? 1.0f : 0.0f;
+    hp.n_ctx_orig = (int) gguf_u32(g, a + "rope.scaling.original_context_length", false, (uint32_t) hp.n_ctx_train);
     // Partial rotary embeddings (ChatGLM, GLM-4) rotate the first n_rot dims of each head.
     if (hp.n_rot <= 0 || hp.n_rot > hp.head_dim || hp.n_rot % 2) {
         fail(HONE_E_FORMAT, "%s: '%srope.dimension_count' is %d: it must be even and at most the head size %d", m.path.c_str(), a.c_str(), hp.n_rot, hp.head_dim);
@@ -185,9 +195,10 @@ static void read_rope(hone_model & m) {
     for (const char * t : { "rope_factors_long.weight", "rope_factors_short.weight" }) {
         if (gguf_find_tensor(g, t) >= 0) fail(HONE_E_UNSUPPORTED, "%s: LongRoPE frequency factors ('%s') cannot train yet", m.path.c_str(), t);
     }
-    // A RoPE attention factor other than 1 (YaRN-style magnitude scaling) is not built.
-    const float attn_factor = gguf_f32(g, a + "rope.scaling.attn_factor", 1.0f);
-    if (attn_factor != 1.0f) fail(HONE_E_UNSUPPORTED, "%s: a RoPE attention factor of %g cannot train yet", m.path.c_str(), attn_factor);
+    // The rotated values' magnitude factor, as llama.cpp multiplies it in for every scaling
+    // type (with YaRN, ggml's own 1 + 0.1 ln(factor) and llama.cpp's cancelling of it are both
+    // inside the rope op: the factor passed is the file's).
+    hp.rope_attn_factor = gguf_f32(g, a + "rope.scaling.attn_factor", 1.0f);
     if (d.rope_base == arch::RopeBase::FIXED_DEFAULTS) {
         hp.rope_freq_base = 10000.0f;
         hp.rope_freq_scale = 1.0f;
@@ -285,6 +296,10 @@ void read_hparams(hone_model & m) {
     const uint32_t loops = d.refuses_loops ? gguf_u32(g, a + "num_loops", false, 1) : 1;
     if (loops > 1) fail(HONE_E_UNSUPPORTED, "%s: looped layers (%snum_loops = %u) cannot train yet", m.path.c_str(), a.c_str(), loops);
     read_rope(m);
+    if (d.attn_temperature) {
+        hp.attn_temp_scale = gguf_f32(g, a + "attention.temperature_scale", 0.0f);
+        if (hp.attn_temp_scale != 0.0f && hp.n_ctx_orig <= 0) fail(HONE_E_FORMAT, "%s: attention temperature scaling needs an original context length", m.path.c_str());
+    }
     read_layer_positions(m);
     read_scales(m);
 }

@@ -41,6 +41,7 @@ struct Hparams {
     // global layers), its base and scale (sliding-window layers may differ).
     std::vector<char> rope_l;
     std::vector<float> rope_base_l, rope_scale_l;
+    std::vector<float> rope_ext_l, rope_attn_l; // YaRN's ext_factor and the attention factor (OLMo 3's windowed layers: 0 and 1)
     // Sliding-window attention (OLMo 3, EXAONE 4 32B, PLaMo 3): layers with swa_l set attend to
     // the last n_swa positions (their own included) only.
     int n_swa = 0;
@@ -52,6 +53,13 @@ struct Hparams {
     bool parallel_residual = false;  // GPT-NeoX's use_parallel_residual
     float rope_freq_base = 10000.0f;
     float rope_freq_scale = 1.0f;
+    // YaRN (rope.scaling.type "yarn"), as llama.cpp's context sets it: ext_factor 1, the
+    // original context the ramp is computed from, and the file's attention factor (which
+    // llama.cpp applies whatever the scaling type); beta fast/slow are llama.cpp's 32 and 1.
+    float rope_ext_factor = 0.0f;
+    float rope_attn_factor = 1.0f;
+    int n_ctx_orig = 0; // rope.scaling.original_context_length, else the training context
+    float attn_temp_scale = 0.0f; // Mistral 3's attention.temperature_scale (0: none); its floor scale is n_ctx_orig
     // Mixture of experts (arch::Moe): experts per layer, used per token, each expert's FFN width
     int n_expert = 0, n_expert_used = 0, n_ff_exp = 0, n_ff_shexp = 0; // n_ff_shexp: the shared expert's (Moe::SOFTMAX_SHARED)
 };

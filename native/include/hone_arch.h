@@ -159,6 +159,8 @@ struct Desc {
     bool embeddings_skip = false;   // embeddings RMS-normed, added back per layer times layer_output_scale (Talkie)
     bool zero_norm_eps = false;     // the pinned loader reads no epsilon: it stays 0 (Qwen2-VL)
     bool refuses_loops = false;     // num_loops > 1 (looped layers) is refused (Nanbeige)
+    // attention.temperature_scale (Mistral 3, as Llama 4): Q times log(floor(pos / n_ctx_orig) + 1) * scale + 1 after RoPE
+    bool attn_temperature = false;
     bool always_tied = false;       // the head is token_embd even where output.weight exists
     bool qkv_thirds = false;        // a fused Q/K/V splits in three equal parts (CogVLM)
     bool no_lora_out_down = false;  // llama.cpp asserts on a LoRA of attn_output / ffn_down (GLM-4)

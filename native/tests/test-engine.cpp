@@ -432,13 +432,23 @@ void hparams_cases() {
         CHECK(hp.norm_eps == 0.0f && hp.n_pos_per_token() == 4, "eps %g pos %d", hp.norm_eps, hp.n_pos_per_token());
         CHECK(hp.rope_sections[0] == 2 && hp.rope_sections[1] == 3 && hp.rope_sections[3] == 0, "sections");
     });
-    run_case("hparams: RoPE scaling: a linear factor applies, YaRN is refused", [] {
+    run_case("hparams: RoPE scaling: linear, none, YaRN (ext_factor 1, its original context, the attention factor); LongRoPE's type refused", [] {
         Header h("llama");
         h.f32("rope.scaling.factor", 4.0f).str("rope.scaling.type", "linear");
-        CHECK(h.read().rope_freq_scale == 0.25f, "scale %g", h.read().rope_freq_scale);
+        CHECK(h.read().rope_freq_scale == 0.25f && h.read().rope_ext_factor == 0.0f, "scale %g", h.read().rope_freq_scale);
+        Header none("llama");
+        none.f32("rope.scaling.factor", 4.0f).str("rope.scaling.type", "none");
+        CHECK(none.read().rope_freq_scale == 1.0f, "llama.cpp never scales with type none: %g", none.read().rope_freq_scale);
         Header y("llama");
-        y.f32("rope.scaling.factor", 4.0f).str("rope.scaling.type", "yarn");
-        expect_error(HONE_E_UNSUPPORTED, "yarn", [&] { y.read(); });
+        y.f32("rope.scaling.factor", 4.0f).str("rope.scaling.type", "yarn").u32("rope.scaling.original_context_length", 512).f32("rope.scaling.attn_factor", 0.8f);
+        const Hparams & yp = y.read();
+        CHECK(yp.rope_freq_scale == 0.25f && yp.rope_ext_factor == 1.0f && yp.n_ctx_orig == 512 && yp.rope_attn_factor == 0.8f,
+              "scale %g ext %g orig %d attn %g", yp.rope_freq_scale, yp.rope_ext_factor, yp.n_ctx_orig, yp.rope_attn_factor);
+        Header plain("llama");
+        CHECK(plain.read().n_ctx_orig == plain.read().n_ctx_train, "the original context defaults to the training context");
+        Header lr("llama");
+        lr.str("rope.scaling.type", "longrope");
+        expect_error(HONE_E_UNSUPPORTED, "rope scaling 'longrope'", [&] { lr.read(); });
     });
     run_case("hparams: Phi-3's LongRoPE factors are refused, naming the tensor", [] {
         Header h("phi3");

@@ -9,8 +9,12 @@ std::vector<Desc> llama_family() {
     std::vector<Desc> v;
     v.push_back(described("llama", "llama", "Llama 1–3.x, Mistral 7B, TinyLlama, SmolLM, stories260K",
                           "RoPE normal, optional `rope_freqs` (Llama 3), GQA, SwiGLU, optional FFN biases (read by llama.cpp's loader, so by ours)"));
-    v.push_back(described("mistral3", "llama", "Mistral 3 family (without YaRN scaling)",
-                          "llama's graph; equal to llama.cpp to the last bit on the synthetic model"));
+    {
+        Desc d = described("mistral3", "llama", "Mistral 3 family",
+                           "llama's graph with its YaRN RoPE scaling and, when the file sets `attention.temperature_scale`, Q scaled per position after RoPE (log(⌊pos / original context⌋ + 1) · scale + 1); equal to llama.cpp to the last bit on the synthetic model");
+        d.attn_temperature = true;
+        v.push_back(d);
+    }
     v.push_back(described("deci", "llama", "Nemotron/DeciLM",
                           "llama's graph with per-layer head and FFN counts; layers without attention or FFN (a count of 0) are refused at load"));
     v.push_back(described("ernie4_5", "llama", "ERNIE 4.5 dense", "llama's graph"));

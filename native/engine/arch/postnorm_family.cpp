@@ -6,8 +6,8 @@ namespace hone::arch {
 std::vector<Desc> postnorm_family() {
     std::vector<Desc> v;
     {
-        Desc d = described("olmo2", "postnorm", "OLMo 2, OLMo 3 (without YaRN)",
-                           "its own layout: no pre-norms, RMS norms after attention and after the FFN, Q/K norms over the whole projections, NeoX RoPE; OLMo 3's sliding-window layers (3 of every 4) attend to the last `sliding_window` positions with unscaled RoPE; also checked against finite differences");
+        Desc d = described("olmo2", "postnorm", "OLMo 2, OLMo 3",
+                           "its own layout: no pre-norms, RMS norms after attention and after the FFN, Q/K norms over the whole projections, NeoX RoPE; OLMo 3's sliding-window layers (3 of every 4) attend to the last `sliding_window` positions with plain RoPE (no YaRN), its global layers with the file's YaRN; also checked against finite differences");
         d.norms = Norms::POST;
         d.qk_norm = QkNorm::WHOLE;
         d.rope = Rope::NEOX;
