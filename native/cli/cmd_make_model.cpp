@@ -98,6 +98,7 @@ std::vector<TensorPlan> plan(const Spec & s) {
         }
         w(n("attn_output.weight"), "attn_output", il, q, s.n_embd);
         if (d.tensors.out_bias) v(n("attn_output.bias"), s.n_embd, sd);
+        if (d.tensors.sinks_required) v(n("attn_sinks.weight"), s.n_head, 0.5f); // sink logits of the order of the scores
         if (d.qk_norm != QkNorm::IF_PRESENT) {
             v(n("attn_q_norm.weight"), whole ? q : s.head_dim, 0.0f);
             v(n("attn_k_norm.weight"), whole ? kv : s.head_dim, 0.0f);
@@ -119,6 +120,12 @@ std::vector<TensorPlan> plan(const Spec & s) {
             e(n("ffn_gate_exps.weight"), "ffn_gate", s.n_embd, s.n_ff_exp);
             e(n("ffn_up_exps.weight"), "ffn_up", s.n_embd, s.n_ff_exp);
             e(n("ffn_down_exps.weight"), "ffn_down", s.n_ff_exp, s.n_embd);
+            if (d.moe == Moe::SOFTMAX_WEIGHT_OAI) { // gpt-oss: biases on the router and every expert (F32)
+                v(n("ffn_gate_inp.bias"), s.n_expert, sd);
+                t.push_back({ n("ffn_gate_exps.bias"), s.n_ff_exp, s.n_expert, GGML_TYPE_F32, sd });
+                t.push_back({ n("ffn_up_exps.bias"), s.n_ff_exp, s.n_expert, GGML_TYPE_F32, sd });
+                t.push_back({ n("ffn_down_exps.bias"), s.n_embd, s.n_expert, GGML_TYPE_F32, sd });
+            }
             if (d.moe == Moe::SOFTMAX_SHARED) { // a shared expert of --ff width and its gate vector
                 v(n("ffn_gate_inp_shexp.weight"), s.n_embd, sd);
                 w(n("ffn_gate_shexp.weight"), "ffn_gate", il, s.n_embd, s.n_ff);
@@ -180,10 +187,11 @@ bool needs_key(const hone::arch::Desc & d, const std::string & key) {
 // its own that a synthetic model of llama's shape does not have.
 std::string cannot_write(const hone::arch::Desc & d) {
     if (d.embeddings_skip || d.norms == hone::arch::Norms::WEIGHTLESS) return "weightless norms and embedding skips";
-    if (d.tensors.sinks_required || d.window.layout == hone::arch::Windows::PATTERN) return "attention sinks and per-layer window patterns";
+    if (d.window.layout == hone::arch::Windows::PATTERN) return "per-layer window patterns";
     for (const hone::arch::RequiredKey & k : d.required_keys) {
-        const bool experts = d.moe != hone::arch::Moe::NONE && (k.name == "expert_count" || k.name == "expert_used_count");
-        const bool written = experts || k.name == "rope.dimension_sections" || k.type == hone::arch::KeyType::BOOL ||
+        const bool experts = d.moe != hone::arch::Moe::NONE && (k.name == "expert_count" || k.name == "expert_used_count" || k.name == "expert_feed_forward_length");
+        const bool window = k.name == "attention.sliding_window" && d.window.layout == hone::arch::Windows::PERIODIC; // written: --kv or 4
+        const bool written = experts || window || k.name == "rope.dimension_sections" || k.type == hone::arch::KeyType::BOOL ||
                              (k.name == "logit_scale" && d.scales == hone::arch::Scales::GRANITE);
         if (!written) return "the key " + k.name;
     }
@@ -302,6 +310,8 @@ int cmd_make_model(int argc, char ** argv) {
     }
     for (const hone::arch::RequiredKey & k : s.desc->required_keys) {
         if (k.type == hone::arch::KeyType::BOOL) gguf_set_val_bool(g, (A + k.name).c_str(), true); // e.g. GPT-NeoX's parallel residual
+        // a window the file must have (gpt-oss): 4 positions unless --kv gave one
+        if (k.name == "attention.sliding_window" && gguf_find_key(g, (A + k.name).c_str()) < 0) gguf_set_val_u32(g, (A + k.name).c_str(), 4);
     }
     gguf_set_val_f32(g, (A + "rope.freq_base").c_str(), s.desc->typical_rope_base);
     // --rope-yarn FACTOR:ORIGINAL_CONTEXT[:ATTN_FACTOR]: YaRN scaling keys, as converted long-context releases carry them

@@ -103,6 +103,13 @@ static void bind_experts(hone_model & m, LayerWeights & L, int il) {
     const int64_t E = hp.n_expert, F = hp.n_ff_exp, D = hp.n_embd, FS = hp.n_ff_shexp;
     struct Want { ggml_tensor * t; int64_t ne0, ne1, ne2; };
     std::vector<Want> want = { { L.ffn_gate_inp, D, E, 1 }, { L.ffn_gate_exps, D, F, E }, { L.ffn_up_exps, D, F, E }, { L.ffn_down_exps, F, D, E } };
+    if (hp.desc->moe == arch::Moe::SOFTMAX_WEIGHT_OAI) {
+        L.ffn_gate_inp_b = m.weight(blk("ffn_gate_inp.bias"), true);
+        L.ffn_gate_exps_b = m.weight(blk("ffn_gate_exps.bias"), true);
+        L.ffn_up_exps_b = m.weight(blk("ffn_up_exps.bias"), true);
+        L.ffn_down_exps_b = m.weight(blk("ffn_down_exps.bias"), true);
+        want.insert(want.end(), { { L.ffn_gate_inp_b, E, 1, 1 }, { L.ffn_gate_exps_b, F, E, 1 }, { L.ffn_up_exps_b, F, E, 1 }, { L.ffn_down_exps_b, D, E, 1 } });
+    }
     if (hp.desc->moe == arch::Moe::SOFTMAX_SHARED) {
         L.ffn_gate_inp_shexp = m.weight(blk("ffn_gate_inp_shexp.weight"), true);
         L.ffn_gate_shexp = m.weight(blk("ffn_gate_shexp.weight"), true);

@@ -8,7 +8,28 @@
 
 namespace hone {
 
+// A bias per expert added to each token's selected experts' rows: ggml_add_id's sums (which has
+// no backward) as an ADD of the bias rows gathered by GET_ROWS (which do). bias [n, n_expert],
+// t [n, n_used, n_tokens], ids: the selected experts, I32 [n_used * n_tokens] in slot order.
+static ggml_tensor * add_expert_bias(ggml_context * ctx, ggml_tensor * t, ggml_tensor * bias, ggml_tensor * ids) {
+    return ggml_add(ctx, t, ggml_reshape_3d(ctx, ggml_get_rows(ctx, bias, ids), t->ne[0], t->ne[1], t->ne[2]));
+}
+
+// ggml_swiglu_oai(gate, up, 1.702, 7) composed of ops with a backward: x = min(gate, 7),
+// y = clamp(up, -7, 7), x / (1 + exp(-1.702 x)) * (y + 1), the first factor as silu(1.702 x) / 1.702.
+static ggml_tensor * swiglu_oai(ggml_context * ctx, ggml_tensor * gate, ggml_tensor * up) {
+    const float alpha = 1.702f, limit = 7.0f; // gpt-oss's, as llama.cpp hard-codes them
+    ggml_tensor * x = ggml_clamp(ctx, gate, -INFINITY, limit);
+    ggml_tensor * y = ggml_clamp(ctx, up, -limit, limit);
+    ggml_tensor * glu = ggml_scale(ctx, ggml_silu(ctx, ggml_scale(ctx, x, alpha)), 1.0f / alpha);
+    return ggml_add(ctx, ggml_mul(ctx, glu, y), glu);
+}
+
+// gpt-oss's FFN (Moe::SOFTMAX_WEIGHT_OAI), below
+static ggml_tensor * moe_ffn_oai(ggml_context * ctx, const Hparams & hp, const LayerWeights & L, ggml_tensor * x, int il);
+
 ggml_tensor * moe_ffn(ggml_context * ctx, const Hparams & hp, const LayerWeights & L, ggml_tensor * x, int il) {
+    if (hp.desc->moe == arch::Moe::SOFTMAX_WEIGHT_OAI) return moe_ffn_oai(ctx, hp, L, x, il);
     const int64_t n_embd = x->ne[0], n_tokens = x->ne[1];
     const int64_t n_expert = hp.n_expert, n_used = hp.n_expert_used;
 
@@ -48,6 +69,34 @@ ggml_tensor * moe_ffn(ggml_context * ctx, const Hparams & hp, const LayerWeights
     ggml_tensor * s = ggml_swiglu_split(ctx, ggml_mul_mat(ctx, L.ffn_gate_shexp, x), ggml_mul_mat(ctx, L.ffn_up_shexp, x));
     s = tag(ggml_mul(ctx, ggml_mul_mat(ctx, L.ffn_down_shexp, s), sigmoid), "ffn_shexp_out", il);
     return tag(ggml_add(ctx, out, s), "ffn_out", il);
+}
+
+// Router logits with their bias, top-k on the logits, the selected logits' softmax as weights
+// (llama.cpp's SOFTMAX_WEIGHT gating); experts with biases and SwiGLU-OAI.
+static ggml_tensor * moe_ffn_oai(ggml_context * ctx, const Hparams & hp, const LayerWeights & L, ggml_tensor * x, int il) {
+    const int64_t n_embd = x->ne[0], n_tokens = x->ne[1];
+    const int64_t n_expert = hp.n_expert, n_used = hp.n_expert_used;
+
+    ggml_tensor * logits = tag(ggml_add(ctx, ggml_mul_mat(ctx, L.ffn_gate_inp, x), L.ffn_gate_inp_b), "ffn_moe_logits", il); // [n_expert, n_tokens]
+    ggml_tensor * selected = ggml_argsort_top_k(ctx, logits, (int) n_used); // I32 [n_used, n_tokens]
+    ggml_tensor * weights = ggml_get_rows(ctx, ggml_reshape_3d(ctx, logits, 1, n_expert, n_tokens), selected); // [1, n_used, n_tokens]
+    weights = ggml_soft_max(ctx, ggml_reshape_2d(ctx, weights, n_used, n_tokens));
+    weights = tag(ggml_reshape_3d(ctx, weights, 1, n_used, n_tokens), "ffn_moe_weights", il);
+
+    ggml_tensor * cur = ggml_reshape_3d(ctx, x, n_embd, 1, n_tokens);
+    ggml_tensor * ids = ggml_reshape_1d(ctx, ggml_cont(ctx, selected), n_used * n_tokens); // top-k's view made flat for GET_ROWS
+    ggml_tensor * up = add_expert_bias(ctx, ggml_mul_mat_id(ctx, L.ffn_up_exps, cur, selected), L.ffn_up_exps_b, ids);
+    ggml_tensor * gate = add_expert_bias(ctx, ggml_mul_mat_id(ctx, L.ffn_gate_exps, cur, selected), L.ffn_gate_exps_b, ids);
+    ggml_tensor * act = tag(swiglu_oai(ctx, tag(gate, "ffn_moe_gate", il), tag(up, "ffn_moe_up", il)), "ffn_moe_swiglu_oai", il);
+    ggml_tensor * experts = add_expert_bias(ctx, ggml_mul_mat_id(ctx, L.ffn_down_exps, act, selected), L.ffn_down_exps_b, ids);
+    experts = tag(ggml_mul(ctx, tag(experts, "ffn_moe_down", il), weights), "ffn_moe_weighted", il);
+
+    ggml_tensor * out = ggml_view_2d(ctx, experts, n_embd, n_tokens, experts->nb[2], 0);
+    for (int64_t i = 1; i < n_used; i++) {
+        out = ggml_add(ctx, out, ggml_view_2d(ctx, experts, n_embd, n_tokens, experts->nb[2], i * experts->nb[1]));
+    }
+    if (n_used == 1) out = ggml_cont(ctx, out);
+    return tag(out, "ffn_moe_out", il);
 }
 
 } // namespace hone

@@ -58,6 +58,8 @@ enum class Moe {
     SOFTMAX_NORM,   // softmax router; the selected weights renormalised to sum 1 (Qwen3-MoE)
     SOFTMAX_SHARED, // softmax router, weights as selected, plus a shared SwiGLU expert gated per token by
                     // sigmoid(ffn_gate_inp_shexp · x) (Qwen2-MoE; key expert_shared_feed_forward_length)
+    SOFTMAX_WEIGHT_OAI, // router with a bias, top-k on its logits, the selected logits' softmax as weights;
+                        // experts with biases and SwiGLU-OAI (alpha 1.702, limit 7) (gpt-oss)
 };
 
 // How positions enter attention.

@@ -1,5 +1,5 @@
 /**
- * Mixture of experts (Qwen3-MoE): the training graph's MoE FFN equals llama.cpp inference,
+ * Mixture of experts (Qwen3-MoE, Qwen3-VL-MoE, Qwen2-MoE, gpt-oss): the training graph's MoE FFN equals llama.cpp inference,
  * its gradients match finite differences through the router and the frozen experts
  * (MUL_MAT_ID's backward, patch 0010), LoRA training on attention lowers the loss, and the
  * scan counts every op of llama.cpp's MoE graph as differentiable.
@@ -112,6 +112,32 @@ describe('qwen3moe: forward equals llama.cpp, gradients, training', () => {
     assert.equal(r.code, 0, r.stderr);
     const losses = r.events.filter((e) => e.type === 'step').map((e) => e.loss);
     assert.ok(losses.at(-1) < 0.8 * losses[0], `loss ${losses[0]} -> ${losses.at(-1)}`);
+  });
+
+  test('gpt-oss (biased router, softmax over the selected logits, biased experts, SwiGLU-OAI; sinks, windows, YaRN): forward equals llama.cpp, gradients, training; llama.cpp\'s own graph needs ADD_ID and SWIGLU_OAI backwards, ours does not', () => {
+    const made = (type: string, used: number) => {
+      const out = join(dir, `gpt-oss-${type}-${used}.gguf`);
+      const m = honeTrain(['make-model', '--arch', 'gpt-oss', '--embd', '128', '--layers', '2', '--heads', '4', '--kv-heads', '2', '--head-dim', '32',
+        '--ff', '192', '--experts', '4', '--experts-used', String(used), '--expert-ff', '64', '--rope-yarn', '4:16', '--kv', 'attention.sliding_window=5',
+        '--type', type, '--vocab-from', vocab('llama-spm'), '--out', out]);
+      assert.equal(m.code, 0, m.stderr);
+      return out;
+    };
+    for (const [type, bound] of [['f32', 1e-5], ['q8_0', 2e-2], ['q4_k_m', 2e-2]] as const) {
+      const c = honeTrain(['check-forward', '--model', made(type, 2), '--perturb-b', '0.05', '--text', TEXT, '--json']);
+      assert.equal(c.code, 0, c.stderr);
+      assert.ok(c.events[0].tokens > 10 && c.events[0].max_rel_diff <= bound, `${type}: ${JSON.stringify(c.events[0])}`);
+    }
+    const { summary } = checkGrad(made('f32', 4));
+    assert.equal(summary.pass, true, JSON.stringify(summary));
+    assert.ok(summary.checked >= 20 && summary.vector_rel_error < 1e-3, JSON.stringify(summary));
+    const r = honeTrain(['--model', made('q4_k_m', 2), '--data', data, '--out', join(dir, 'gpt-oss-run'), '--steps', '8', '--ctx', '64',
+      '--lr', '1e-2', '--targets', 'all,output', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const losses = r.events.filter((e) => e.type === 'step').map((e) => e.loss);
+    assert.ok(losses.at(-1) < 0.8 * losses[0], `loss ${losses[0]} -> ${losses.at(-1)}`);
+    const scan = honeTrain(['scan', '--model', made('f32', 2), '--json']).events.find((e) => e.type === 'scan')!;
+    assert.deepEqual([...scan.no_backward].sort(), ['ADD_ID', 'SWIGLU_OAI'], JSON.stringify(scan));
   });
 
   test('the scan finds a backward for every op of llama.cpp\'s qwen3moe graph (top-k indices need none)', () => {

@@ -1,5 +1,5 @@
 // Single architectures with a trait of their own: CogVLM's thirds, Talkie's weightless norms
-// and embedding skips, BitNet's sub-norms, OpenELM's per-layer counts.
+// and embedding skips, BitNet's sub-norms, gpt-oss's experts, OpenELM's per-layer counts.
 #include "hone_arch.h"
 
 namespace hone::arch {
@@ -32,6 +32,21 @@ std::vector<Desc> other_family() {
                            "sub-norms before `attn_output` and `ffn_down`; the head is `token_embd`. Files with per-tensor weight scales (`*.scale`, any architecture) are refused");
         d.rope = Rope::NEOX;
         d.always_tied = true;
+        v.push_back(d);
+    }
+    {
+        Desc d = described("gpt-oss", "other", "gpt-oss (20B, 120B)",
+                           "attention with Q/K/V and output biases, a sink logit per head, NeoX RoPE (YaRN from the file), every other layer windowed; a mixture-of-experts FFN on the `post_attention_norm`: a router with a bias, top-k on its logits, the selected logits' softmax as weights, experts with biases and SwiGLU-OAI (ggml's ADD_ID and SWIGLU_OAI written as ops with a backward: GET_ROWS + ADD, CLAMP, SILU, MUL); LoRA on attention (experts and router stay frozen)");
+        d.rope = Rope::NEOX;
+        d.typical_rope_base = 150000.0f;
+        d.tensors.qkv_bias = true;
+        d.tensors.out_bias = true;
+        d.tensors.sinks_required = true;
+        d.tensors.ffn_norm = "post_attention_norm.weight";
+        d.window = { Windows::PERIODIC, WindowWhen::IF_WINDOW, 2, 0, 0, WindowRope::SAME };
+        d.moe = Moe::SOFTMAX_WEIGHT_OAI;
+        d.required_keys = { { "expert_count", KeyType::U32 }, { "expert_used_count", KeyType::U32 },
+                            { "expert_feed_forward_length", KeyType::U32 }, { "attention.sliding_window", KeyType::U32 } };
         v.push_back(d);
     }
     {
