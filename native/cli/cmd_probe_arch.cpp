@@ -244,7 +244,7 @@ bool answer(ProbeModel & m, const std::string & err) {
 } // namespace
 
 int cmd_probe_arch(int argc, char ** argv) {
-    Args a(argc, argv, 2, { "arch", "vocab-from", "out", "max-tries", "kv" }, { "json", "experts" });
+    Args a(argc, argv, 2, { "arch", "vocab-from", "out", "max-tries", "kv", "layer-tensors" }, { "json", "experts" });
     const bool json = a.flag("json");
     ProbeModel m;
     m.arch = a.required("arch");
@@ -285,6 +285,28 @@ int cmd_probe_arch(int argc, char ** argv) {
             }
         }
         m.kv[A + kv.name] = v;
+    }
+    // --layer-tensors a.weight[@0:1:2],b.weight: tensors every layer (or the listed ones) gets from
+    // the start, for loaders that read them as optional (no complaint when absent) while the
+    // graph needs them (Qwen3.5's delta-net projections attn_qkv and attn_gate in its linear
+    // layers); a placeholder shape the loader's first complaint corrects.
+    for (const KvItem & t : split_kv_list(a.str("layer-tensors", ""))) {
+        const size_t at = t.item.find('@');
+        const std::string name = t.item.substr(0, at);
+        std::vector<int> layers;
+        if (at == std::string::npos) {
+            for (int il = 0; il < (int) m.kv[A + "block_count"].num; il++) layers.push_back(il);
+        } else {
+            for (size_t i = at + 1; i < t.item.size();) {
+                const size_t j = std::min(t.item.find(':', i), t.item.size());
+                if (j == i || t.item.substr(i, j - i).find_first_not_of("0123456789") != std::string::npos) {
+                    throw UsageError("--layer-tensors takes name[@layer:layer...],..., got '" + t.item + "'");
+                }
+                layers.push_back(std::stoi(t.item.substr(i, j - i)));
+                i = j + 1;
+            }
+        }
+        for (int il : layers) m.tensors.push_back({ "blk." + std::to_string(il) + "." + name, { 1 } });
     }
     llama_log_set(capture_log, nullptr);
     ggml_log_set(capture_log, nullptr);

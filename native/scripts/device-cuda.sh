@@ -2,7 +2,7 @@
 # GPU runs for the CUDA work, on a machine with nvcc, cmake and ninja but no Node and no
 # network. Builds ggml-cuda + hone-train + test-backend-ops from the llama.cpp bundle with
 # our patches, then runs the stages named on the command line, logging under $OUT.
-#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops] [oom] [attn] [attn-fit] [moe] [moe-big]
+#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops] [oom] [attn] [attn-fit] [moe] [moe-make] [moe-big] [norm-spike] [ns-ops]
 # Inputs (ignored by git, carried to the machine): .device/gitRelease.bundle (from the pinned
 # node-llama-cpp tarball), .device/text.txt (training text) and optionally .device/native.tar
 # (`git archive HEAD native`: build a committed snapshot instead of the working tree).
@@ -46,7 +46,8 @@ declare -A spec=(
   [llama-3.2-1b]="--arch llama --embd 2048 --layers 16 --heads 32 --kv-heads 8 --ff 8192 --tied --vocab-from $(vocab llama-bpe)"
   [qwen3-4b]="--arch qwen3 --embd 2560 --layers 36 --heads 32 --kv-heads 8 --head-dim 128 --ff 9728 --tied --vocab-from $(vocab qwen2)"
 )
-
+# The Qwen3-30B-A3B shape (stages moe-make, moe-big)
+moe_big_shape="--arch qwen3moe --embd 2048 --layers 48 --heads 32 --kv-heads 4 --head-dim 128 --ff 6144 --experts 128 --experts-used 8 --expert-ff 768"
 
 for stage in $stages; do case $stage in
 ops)
@@ -340,18 +341,139 @@ moe)
     --json > "$out/moe-small.jsonl" 2>> "$out/moe.log"
   log "qwen3moe small: exit $? $(python3 "$native/scripts/ops-summary.py" "$out/moe-small/ops.json" "$out/moe-small.jsonl" 2>&1)"
   ;;
+moe-make)
+  # The Qwen3-30B-A3B-shaped model's make-model in the background (a session of its own, so it
+  # outlives this call on a warm machine; the moe-big stage of a later call waits for it). It
+  # writes $work/moe-make.done ("rc N, S s") when it ends. MOE_MAKE_THREADS: its threads.
+  m=$work/qwen3-30b-a3b-q4_k_m.gguf
+  if [ -f "$m" ]; then
+    log "qwen3-30b-a3b: made already ($(du -m "$m" | cut -f1) MiB)"
+  elif [ -f "$work/moe-make.pid" ] && kill -0 "$(cat "$work/moe-make.pid")" 2>/dev/null; then
+    log "qwen3-30b-a3b: make-model already running (pid $(cat "$work/moe-make.pid"))"
+  else
+    rm -f "$work/moe-make.done"
+    setsid bash -c 't0=$(date +%s); "$1" make-model $2 --vocab-from "$3" --type q4_k_m --threads "$4" --json --out "$5" > "$6/moe-make.log" 2>&1; echo "rc $?, $(( $(date +%s) - t0 )) s" > "$6/moe-make.done"' \
+      _ "$bin/hone-train" "$moe_big_shape" "$(vocab qwen2)" "${MOE_MAKE_THREADS:-$jobs}" "$m" "$work" < /dev/null > /dev/null 2>&1 &
+    echo $! > "$work/moe-make.pid"
+    log "qwen3-30b-a3b: make-model started in the background (pid $!, ${MOE_MAKE_THREADS:-$jobs} threads)"
+  fi
+  ;;
 moe-big)
+  # MOE_CTX: the lengths (default 2048); MOE_TIMEOUT: each run's limit; MOE_WAIT: how long to
+  # wait for a background make-model (stage moe-make) to end.
   m=$work/qwen3-30b-a3b-q4_k_m.gguf
   t0=$(date +%s)
-  [ -f "$m" ] || "$bin/hone-train" make-model --arch qwen3moe --embd 2048 --layers 48 --heads 32 --kv-heads 4 --head-dim 128 --ff 6144 \
-      --experts 128 --experts-used 8 --expert-ff 768 --vocab-from "$(vocab qwen2)" --type q4_k_m --out "$m" 2>> "$out/moe.log"
-  log "qwen3-30b-a3b: make-model $(( $(date +%s) - t0 )) s, $(du -m "$m" | cut -f1) MiB"
+  if [ ! -f "$m" ] && [ -f "$work/moe-make.pid" ] && kill -0 "$(cat "$work/moe-make.pid")" 2>/dev/null; then
+    while [ ! -f "$work/moe-make.done" ] && [ $(( $(date +%s) - t0 )) -lt ${MOE_WAIT:-600} ]; do sleep 2; done
+    log "qwen3-30b-a3b: waited $(( $(date +%s) - t0 )) s for the background make-model: $(cat "$work/moe-make.done" 2>/dev/null || echo 'still running')"
+  elif [ ! -f "$m" ]; then
+    "$bin/hone-train" make-model $moe_big_shape --vocab-from "$(vocab qwen2)" --type q4_k_m --json --out "$m" > "$work/moe-make.log" 2>&1
+    echo "rc $?, $(( $(date +%s) - t0 )) s" > "$work/moe-make.done"
+  fi
+  [ -f "$m" ] || { log "qwen3-30b-a3b: no model"; continue; }
+  log "qwen3-30b-a3b: make-model $(cat "$work/moe-make.done" 2>/dev/null), $(du -m "$m" | cut -f1) MiB ($(stat -c %s "$m") bytes); $(grep -o '"n_params":[0-9]*' "$work/moe-make.log" 2>/dev/null)"
   for ctx in ${MOE_CTX:-2048}; do
     nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$out/smi-moe-$ctx.txt" & smi=$!
-    timeout ${MOE_TIMEOUT:-200} "$bin/hone-train" --model "$m" --data "$dev/text.txt" --out "$out/moe-30b-$ctx" --backend cuda --steps 3 \
+    t1=$(date +%s)
+    timeout ${MOE_TIMEOUT:-200} "$bin/hone-train" --model "$m" --data "$dev/text.txt" --out "$work/moe-30b-$ctx" --backend cuda --steps ${MOE_STEPS:-3} \
       --ctx $ctx --rank 8 --alpha 16 --json > "$out/moe-30b-$ctx.jsonl" 2>> "$out/moe.log"
     rc=$?; kill $smi 2>/dev/null
-    log "qwen3-30b-a3b at $ctx tokens: exit $rc, peak GPU $(sort -n "$out/smi-moe-$ctx.txt" | tail -1) MiB used (nvidia-smi); $(python3 "$native/scripts/ops-summary.py" "$out/moe-30b-$ctx/ops.json" "$out/moe-30b-$ctx.jsonl" 2>&1)"
+    cp "$work/moe-30b-$ctx/ops.json" "$out/moe-30b-$ctx-ops.json" 2>/dev/null
+    log "qwen3-30b-a3b at $ctx tokens: exit $rc after $(( $(date +%s) - t1 )) s, peak GPU $(sort -n "$out/smi-moe-$ctx.txt" | tail -1) MiB used (nvidia-smi); $(python3 "$native/scripts/ops-summary.py" "$work/moe-30b-$ctx/ops.json" "$out/moe-30b-$ctx.jsonl" 2>&1)"
+    log "    steps: $(python3 -c 'import json,sys; print("; ".join("step %d loss %.4f grad %.4g %.0f tok/s %.1f s" % (e["step"], e["loss"], e["grad_norm"], e["tokens_per_s"], e["elapsed_s"]) for e in (json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")) if e.get("type") == "step"))' "$out/moe-30b-$ctx.jsonl" 2>&1)"
+  done
+  ;;
+norm-spike)
+  # Issue 20's gradient-norm spike (fused-attention-h200.md, run 5: a step mostly of padding had
+  # a norm 40,000 times the full steps'). Small qwen3-shaped Q4_K_M models; token JSONL data
+  # of five sequences at ctx T: two full, one of 0.42 T tokens (the rest padding), one full with
+  # loss on its first 0.40 T rows only (rows without loss, no padding), one full with loss on
+  # its last 0.38 T rows only. --steps 5: one epoch; each step's loss-token count names its
+  # sequence. NS_RUNS picks runs (default all of: gpu16k gpu16k-f32 gpu4k gpu4k-unfused gpu1k
+  # gpu1k-unfused text16k v32k-16k v32k-4k cpu1k cpu1k-unfused cpu4k; more below; NS_RUNS=none:
+  # none); NS_T adds data lengths (14080 14336 for the f32-* runs); NS_4B=1 adds the Qwen3-4B
+  # shape (NS_4B_RUNS: text = run 5 itself, jsonl, jsonl4k, jsonl14080, jsonl14336).
+  # Found (fused-attention-h200.md, run 6): MMQ's 32-bit dst offset overflows past 2^31 logits.
+  ns=$work/norm-spike; mkdir -p "$ns"
+  shape=${NS_SHAPE:---embd 512 --layers 4 --heads 8 --kv-heads 2 --head-dim 64 --ff 1536}
+  ns_model() { [ -f "$ns/$1.gguf" ] || "$bin/hone-train" make-model --arch qwen3 $shape --tied --type q4_k_m --vocab-from "$2" --out "$ns/$1.gguf" >> "$out/norm-spike.log" 2>&1; }
+  ns_data() { # file T V
+    [ -f "$1" ] || python3 - "$1" "$2" "$3" <<'PY'
+import json, random, sys
+f, T, V = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+r = random.Random(20)
+seq = lambda n: [r.randrange(V) for _ in range(n)]
+a, b, c = int(0.42 * T), int(0.40 * T), int(0.38 * T)
+with open(f, "w") as o:
+    o.write(json.dumps({"tokens": seq(T + 1)}) + "\n")
+    o.write(json.dumps({"tokens": seq(a + 1)}) + "\n")
+    o.write(json.dumps({"tokens": seq(T + 1), "loss_mask": [1] * (b + 1) + [0] * (T - b)}) + "\n")
+    o.write(json.dumps({"tokens": seq(T + 1), "loss_mask": [0] * (T + 1 - c) + [1] * c}) + "\n")
+    o.write(json.dumps({"tokens": seq(T + 1)}) + "\n")
+PY
+  }
+  ns_sum() { python3 - "$1" "$2" <<'PY'
+import json, sys
+T = int(sys.argv[2])
+names = {T: "full", int(0.42 * T): "padded", int(0.40 * T): "loss-head", int(0.38 * T): "loss-tail"}
+ev = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"type":"step"')]
+print(" | ".join(f"{names.get(e['loss_tokens'], e['loss_tokens'])} {e['grad_norm']:.5g} (loss {e['loss']:.4f})" for e in ev) or "no steps")
+PY
+  }
+  ns_run() { # tag model data T backend fused steps [extra hone-train args]
+    local tag=$1 model=$2 data=$3 T=$4 be=$5 fused=$6 steps=$7; shift 7
+    local t1=$(date +%s)
+    HONE_FUSED_ATTENTION=$fused timeout ${NS_TIMEOUT:-150} ${NS_WRAP:-} "$bin/hone-train" --model "$model" --data "$data" --out "$ns/out-$tag" --backend $be \
+      --steps $steps --ctx $T --rank 8 --alpha 16 "$@" --json > "$out/ns-$tag.jsonl" 2>> "$out/norm-spike.log"
+    local rc=$?
+    log "ns $tag (ctx $T, $be, fused $fused${*:+, $*}): exit $rc in $(( $(date +%s) - t1 )) s: $(ns_sum "$out/ns-$tag.jsonl" $T 2>&1)"
+  }
+  ns_model q151k "$(vocab qwen2)"; ns_model q32k "$(vocab llama-spm)"
+  log "ns models: $(cd "$ns" && du -m q151k.gguf q32k.gguf | tr '\t\n' ' ')(qwen3 $shape, tied, Q4_K_M; vocab qwen2 151936 / llama-spm 32000)"
+  for T in 1024 4096 16384 ${NS_T:-}; do ns_data "$ns/d151k-$T.jsonl" $T 151643; ns_data "$ns/d32k-$T.jsonl" $T 32000; done
+  for r in ${NS_RUNS:-gpu16k text16k gpu4k gpu4k-unfused gpu16k-f32 v32k-16k gpu1k gpu1k-unfused v32k-4k cpu1k cpu1k-unfused cpu4k}; do case $r in
+    gpu16k)        ns_run $r "$ns/q151k.gguf" "$ns/d151k-16384.jsonl" 16384 cuda 1 5 ;;
+    gpu16k-f32)    ns_run $r "$ns/q151k.gguf" "$ns/d151k-16384.jsonl" 16384 cuda 1 5 --gpu-precision f32 ;;
+    gpu16k-rowsoff) GGML_CUDA_DISABLE_ROW_KERNELS=1 ns_run $r "$ns/q151k.gguf" "$ns/d151k-16384.jsonl" 16384 cuda 1 5 ;;
+    gpu4k)         ns_run $r "$ns/q151k.gguf" "$ns/d151k-4096.jsonl" 4096 cuda 1 5 ;;
+    gpu4k-unfused) ns_run $r "$ns/q151k.gguf" "$ns/d151k-4096.jsonl" 4096 cuda 0 5 ;;
+    gpu1k)         ns_run $r "$ns/q151k.gguf" "$ns/d151k-1024.jsonl" 1024 cuda 1 5 ;;
+    gpu1k-unfused) ns_run $r "$ns/q151k.gguf" "$ns/d151k-1024.jsonl" 1024 cuda 0 5 ;;
+    text16k)       ns_run $r "$ns/q151k.gguf" "$dev/text.txt" 16384 cuda 1 ${NS_TEXT_STEPS:-19} ;;
+    v32k-16k)      ns_run $r "$ns/q32k.gguf" "$ns/d32k-16384.jsonl" 16384 cuda 1 5 ;;
+    v32k-4k)       ns_run $r "$ns/q32k.gguf" "$ns/d32k-4096.jsonl" 4096 cuda 1 5 ;;
+    cpu1k)         ns_run $r "$ns/q151k.gguf" "$ns/d151k-1024.jsonl" 1024 cpu 1 5 --threads ${NS_CPU_THREADS:-$jobs} ;;
+    cpu1k-unfused) ns_run $r "$ns/q151k.gguf" "$ns/d151k-1024.jsonl" 1024 cpu 0 5 --threads ${NS_CPU_THREADS:-$jobs} ;;
+    cpu4k)         ns_run $r "$ns/q151k.gguf" "$ns/d151k-4096.jsonl" 4096 cpu 1 5 --threads ${NS_CPU_THREADS:-$jobs} ;;
+    # --gpu-precision f32 leaves the 151936-row head on MMQ (the BF16 copy is for heads under
+    # 256 MiB): 16384 x 151936 logits = 2.49e9 elements, past 2^31; 14080 tokens stay under it
+    f32-16k-sync)  CUDA_LAUNCH_BLOCKING=1 ns_run $r "$ns/q151k.gguf" "$ns/d151k-16384.jsonl" 16384 cuda 1 1 --gpu-precision f32 ;;
+    f32-14080)     ns_run $r "$ns/q151k.gguf" "$ns/d151k-14080.jsonl" 14080 cuda 1 5 --gpu-precision f32 ;;
+    f32-14336)     ns_run $r "$ns/q151k.gguf" "$ns/d151k-14336.jsonl" 14336 cuda 1 5 --gpu-precision f32 ;;
+    f32-16k-memcheck) NS_WRAP="compute-sanitizer --tool memcheck --print-limit 8" ns_run $r "$ns/q151k.gguf" "$ns/d151k-16384.jsonl" 16384 cuda 1 1 --gpu-precision f32 ;;
+    cpu16k)        ns_run $r "$ns/q151k.gguf" "$ns/d151k-16384.jsonl" 16384 cpu 1 5 --threads ${NS_CPU_THREADS:-$jobs} ;;
+  esac; done
+  if [ "${NS_4B:-0}" = 1 ]; then
+    m=$work/qwen3-4b-q4_k_m.gguf
+    t1=$(date +%s)
+    [ -f "$m" ] || "$bin/hone-train" make-model ${spec[qwen3-4b]} --type q4_k_m --out "$m" 2>> "$out/norm-spike.log"
+    log "qwen3-4b: make-model $(( $(date +%s) - t1 )) s"
+    for r in ${NS_4B_RUNS:-text jsonl}; do case $r in
+      text)     ns_run 4b-text "$m" "$dev/text.txt" 16384 cuda 1 3 ;;
+      text-f32) ns_run 4b-text-f32 "$m" "$dev/text.txt" 16384 cuda 1 3 --gpu-precision f32 ;;
+      jsonl)    ns_run 4b-jsonl "$m" "$ns/d151k-16384.jsonl" 16384 cuda 1 5 ;;
+      jsonl4k)  ns_run 4b-jsonl4k "$m" "$ns/d151k-4096.jsonl" 4096 cuda 1 5 ;;
+      jsonl14080) ns_run 4b-jsonl14080 "$m" "$ns/d151k-14080.jsonl" 14080 cuda 1 5 ;;
+      jsonl14336) ns_run 4b-jsonl14336 "$m" "$ns/d151k-14336.jsonl" 14336 cuda 1 5 ;;
+    esac; done
+  fi
+  ;;
+ns-ops)
+  # the ops under suspicion for the norm spike against the CPU
+  for op in CROSS_ENTROPY_LOSS CROSS_ENTROPY_LOSS_BACK FLASH_ATTN_BACK; do
+    timeout ${NS_OPS_TIMEOUT:-150} "$bin/test-backend-ops" test -b CUDA0 -o $op > "$out/ops-$op.log" 2>&1
+    log "$op: $(grep -E 'tests passed' "$out/ops-$op.log" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$out/ops-$op.log") FAIL, $(grep -c 'labels=i32.*OK' "$out/ops-$op.log") index cases OK"
+    grep -E 'FAIL' "$out/ops-$op.log" | head -6 | sed 's/^/    /' | tee -a "$out/summary.txt"
   done
   ;;
 set-rows)
