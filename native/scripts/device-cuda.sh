@@ -2,7 +2,7 @@
 # GPU runs for the CUDA work, on a machine with nvcc, cmake and ninja but no Node and no
 # network. Builds ggml-cuda + hone-train + test-backend-ops from the llama.cpp bundle with
 # our patches, then runs the stages named on the command line, logging under $OUT.
-#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops] [oom] [attn] [attn-fit] [moe] [moe-make] [moe-big] [norm-spike] [ns-ops]
+#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops] [oom] [attn] [attn-fit] [moe] [mmq-big] [moe-make] [moe-big] [norm-spike] [ns-ops]
 # Inputs (ignored by git, carried to the machine): .device/gitRelease.bundle (from the pinned
 # node-llama-cpp tarball), .device/text.txt (training text) and optionally .device/native.tar
 # (`git archive HEAD native`: build a committed snapshot instead of the working tree).
@@ -34,7 +34,8 @@ mkdir -p "$work"
 cmake -S "$native" -B "$build" -G Ninja -DHONE_LLAMA_DIR="$src" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF \
   -DGGML_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DGGML_NATIVE=ON -DGGML_CUDA_FA=ON -DGGML_CUDA_NCCL=OFF -DLLAMA_OPENSSL=OFF \
   > "$out/cmake.log" 2>&1 || { tail -20 "$out/cmake.log"; exit 1; }
-cmake --build "$build" -j "$jobs" --target hone-train test-backend-ops hone-test-out-prod-cuda-mem > "$out/build.log" 2>&1 \
+# BUILD_TARGETS: fewer targets when a call has little time (e.g. test-backend-ops alone)
+cmake --build "$build" -j "$jobs" --target ${BUILD_TARGETS:-hone-train test-backend-ops hone-test-out-prod-cuda-mem} > "$out/build.log" 2>&1 \
   || { grep -E "error|FAILED" "$out/build.log" | head -20; exit 1; }
 log "build: $(( $(date +%s) - t0 )) s"
 
@@ -340,6 +341,11 @@ moe)
   "$bin/hone-train" --model "$m" --data "$dev/text.txt" --out "$out/moe-small" --backend cuda --steps 4 --ctx 512 --rank 8 --alpha 16 \
     --json > "$out/moe-small.jsonl" 2>> "$out/moe.log"
   log "qwen3moe small: exit $? $(python3 "$native/scripts/ops-summary.py" "$out/moe-small/ops.json" "$out/moe-small.jsonl" 2>&1)"
+  ;;
+mmq-big)
+  # Patch 0012: a MUL_MAT whose output passes 2^31 elements (a 151936-token head at 14336 tokens)
+  timeout ${MMQ_TIMEOUT:-240} "$bin/test-backend-ops" test -b CUDA0 -o MUL_MAT -p 'm=151936,n=14336' > "$out/ops-mmq-big.log" 2>&1
+  log "MUL_MAT m=151936 n=14336 (patch 0012): exit $?, $(grep -E 'tests passed' "$out/ops-mmq-big.log" | tail -1 | sed 's/^ *//'); $(grep -E 'MUL_MAT\(' "$out/ops-mmq-big.log" | tail -2 | tr -s ' ')"
   ;;
 moe-make)
   # The Qwen3-30B-A3B-shaped model's make-model in the background (a session of its own, so it
