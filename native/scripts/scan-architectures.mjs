@@ -3,7 +3,7 @@
 // model of each by answering the loader, then lists the ops of llama.cpp's graph that ggml
 // cannot differentiate. Writes docs/results/architecture-scan.json and prints a Markdown
 // table (docs/architectures.md quotes it). About 5 s per architecture, two at a time.
-//   node native/scripts/scan-architectures.mjs [--only a,b,c]
+//   node native/scripts/scan-architectures.mjs [--only a,b,c]   (--only: updates those entries)
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -23,10 +23,17 @@ const arches = [...archSource.matchAll(/\{\s*LLM_ARCH_[A-Z0-9_]+,\s*"([^"]+)"\s*
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'hone-arch-scan-'));
 
+// Loaders that read tensors their graph needs as optional (no complaint when absent, a crash in
+// the graph) and sizes the probe's guesses do not make consistent: Qwen3.5's gated delta-net
+// layers (3 of every 4) need attn_qkv and attn_gate, and SSM sizes that fit its heads.
+const DELTA_NET = ['--kv', 'block_count=4,ssm.conv_kernel=4,ssm.state_size=16,ssm.group_count=2,ssm.time_step_rank=4,ssm.inner_size=64',
+  '--layer-tensors', 'attn_qkv.weight@0:1:2,attn_gate.weight@0:1:2'];
+const HINTS = { qwen35: DELTA_NET, qwen35moe: DELTA_NET };
+
 function probe(arch, vocab, experts) {
   return new Promise((resolve) => {
     const out = path.join(work, `${arch}.gguf`);
-    const args = ['probe-arch', '--arch', arch, '--vocab-from', vocab, '--out', out, '--json', ...(experts ? ['--experts'] : [])];
+    const args = ['probe-arch', '--arch', arch, '--vocab-from', vocab, '--out', out, '--json', ...(experts ? ['--experts'] : []), ...(HINTS[arch] ?? [])];
     const child = spawn(path.join(bin, 'hone-train'), args,
       { stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
     let stdout = '', stderr = '';
@@ -71,10 +78,11 @@ await Promise.all([0, 1].map(async () => {
 fs.rmSync(work, { recursive: true, force: true });
 results.sort((a, b) => a.arch.localeCompare(b.arch));
 
-if (!only) {
-  const file = path.join(root, 'docs/results/architecture-scan.json');
-  fs.writeFileSync(file, JSON.stringify({ llama_cpp: tag, generated_by: 'native/scripts/scan-architectures.mjs', results }, null, 1) + '\n');
-}
+// --only updates those architectures' entries in the results file; a full scan rewrites it
+const file = path.join(root, 'docs/results/architecture-scan.json');
+const kept = only && fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')).results.filter((r) => !only.includes(r.arch)) : [];
+const all = [...kept, ...results].sort((a, b) => a.arch.localeCompare(b.arch));
+fs.writeFileSync(file, JSON.stringify({ llama_cpp: tag, generated_by: 'native/scripts/scan-architectures.mjs', results: all }, null, 1) + '\n');
 const why = (r) => r.status === 'blocked' ? `no backward: ${r.no_backward.join(', ')}`
   : r.status === 'differentiable' ? 'every op has a backward' : r.error.replace(/\|/g, '\\|');
 console.log('| architecture | scan | detail |\n| --- | --- | --- |');
