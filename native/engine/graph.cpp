@@ -382,7 +382,7 @@ ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone
     if (hp.final_softcap > 0.0f) {
         logits = ggml_scale(ctx, ggml_tanh(ctx, ggml_scale(ctx, logits, 1.0f / hp.final_softcap)), hp.final_softcap);
     }
-    if (d.scales == arch::Scales::TALKIE) logits = ggml_scale(ctx, logits, hp.logit_scale);
+    if (d.scales == arch::Scales::LOGIT_MULTIPLIED) logits = ggml_scale(ctx, logits, hp.logit_scale);
     else if (hp.logit_scale != 0.0f && hp.logit_scale != 1.0f) logits = ggml_scale(ctx, logits, 1.0f / hp.logit_scale);
     ggml_set_name(logits, "logits");
     return logits;

@@ -218,7 +218,7 @@ static void read_scales(hone_model & m) {
         hp.logit_scale = gguf_f32(g, a + "logit_scale", minicpm ? 256.0f / (float) hp.n_embd : 1.0f);
         hp.attention_scale = gguf_f32(g, a + "attention.scale", 0.0f);
     }
-    if (d.scales == arch::Scales::TALKIE) hp.logit_scale = gguf_f32(g, a + "logit_scale", 1.0f);
+    if (d.scales == arch::Scales::LOGIT_MULTIPLIED) hp.logit_scale = gguf_f32(g, a + "logit_scale", 1.0f);
     if (d.embeddings_sqrt_scaled) hp.embedding_scale = std::sqrt((float) hp.n_embd);
     if (d.q_scale == arch::QScale::HEAD_DIM) {
         const bool by_embd = d.q_scale_embd_depth > 0 && hp.n_layer == d.q_scale_embd_depth;

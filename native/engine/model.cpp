@@ -156,6 +156,8 @@ static void bind_weights(hone_model & m) {
         LayerWeights & L = m.layers[il];
         L.attn_norm = pre_norms ? m.weight(blk(il, "attn_norm.weight"), true) : nullptr;
         L.attn_norm_b = pre_norms ? m.weight(blk(il, "attn_norm.bias"), false) : nullptr;
+        // Falcon-40B normalises attention's input apart from the FFN's: a layout the graph has not
+        if (m.weight(blk(il, "attn_norm_2.weight"), false)) fail(HONE_E_UNSUPPORTED, "%s: a second attention norm ('%s') cannot train yet", m.path.c_str(), blk(il, "attn_norm_2.weight").c_str());
         L.wqkv = m.weight(blk(il, "attn_qkv.weight"), false);
         L.bqkv = m.weight(blk(il, "attn_qkv.bias"), false);
         L.wq = m.weight(blk(il, "attn_q.weight"), !L.wqkv);

@@ -110,7 +110,7 @@ enum class Scales {
     NONE,
     MINICPM, // optional, with llama.cpp's defaults (12, 1.4/√n_layer, 256/n_embd)
     GRANITE, // read from the file; logit_scale required; the logits are divided by it
-    TALKIE,  // logit_scale required; the logits are multiplied by it
+    LOGIT_MULTIPLIED, // logit_scale required; the logits are multiplied by it (Talkie, Command-R)
 };
 
 // Q scaled after RoPE (and the KQ scale then 1), as Gemma and Phi-3 do.

@@ -54,6 +54,9 @@ const CASES: Record<string, { arch: string; kv?: string; floor?: string; fwd?: n
   stablelm: { arch: 'stablelm', kv: 'rope.dimension_count=4' },              // no FFN norm in the probe's model: the FFN reads attention's norm
   gptneox: { arch: 'gptneox', fwd: GELU_TABLE, kv: 'rope.dimension_count=8' }, // parallel residual, fused Q/K/V
   'gptneox-sequential': { arch: 'gptneox', fwd: GELU_TABLE, kv: 'use_parallel_residual=0' },
+  falcon: { arch: 'falcon', fwd: GELU_TABLE },                               // one norm, attention and GELU FFN side by side, fused Q/K/V
+  orion: { arch: 'orion' },                                                  // llama's graph with LayerNorms
+  'command-r': { arch: 'command-r', kv: 'logit_scale=0.5' },                 // bias-free LayerNorm, attention and SwiGLU side by side, logits scaled
 };
 
 describe('architectures made from their loaders: forward equals llama.cpp, gradients, training', () => {

@@ -1,5 +1,5 @@
-// The LayerNorm families: norms with a weight and a bias (NORM's backward is patch 0006),
-// biases on most projections, and GELU FFNs or a parallel residual.
+// The LayerNorm families: norms with a weight (and usually a bias: NORM's backward is patch
+// 0006), biases on some projections, GELU FFNs or attention and FFN side by side.
 #include "hone_arch.h"
 
 namespace hone::arch {
@@ -42,6 +42,26 @@ std::vector<Desc> layernorm_family() {
         d.parallel_residual_key = true;
         d.tensors.fused_qkv = d.tensors.qkv_bias = d.tensors.out_bias = d.tensors.ffn_bias = true;
         d.required_keys = { { "use_parallel_residual", KeyType::BOOL } };
+        v.push_back(d);
+    }
+    {
+        Desc d = layernorm_base("falcon", "Falcon 7B, Falcon-RW (the 7B layout)",
+                                "one LayerNorm before attention and a GELU FFN side by side, both added to the residual (as Phi-2), fused Q/K/V without a bias, NeoX RoPE, no other biases; Falcon-40B's second attention norm (`attn_norm_2`) is refused at load");
+        d.norms = Norms::PARALLEL;
+        d.ffn = Ffn::GELU;
+        d.tensors.fused_qkv = true;
+        v.push_back(d);
+    }
+    {
+        Desc d = layernorm_base("orion", "Orion", "llama's graph with LayerNorms (weights and biases) and NeoX RoPE");
+        v.push_back(d);
+    }
+    {
+        Desc d = layernorm_base("command-r", "Command-R, Command-R+, Aya 23",
+                                "LayerNorms without biases; attention and a SwiGLU FFN side by side on one norm, both added to the residual; normal RoPE, logits times `logit_scale` when the file has it; Command-R+'s per-head Q/K LayerNorms (64 layers) are built but not checked against llama.cpp (the probe makes the 2-layer layout)");
+        d.rope = Rope::NORMAL;
+        d.norms = Norms::PARALLEL;
+        d.scales = Scales::LOGIT_MULTIPLIED; // optional here: without it llama.cpp leaves the logits as they are
         v.push_back(d);
     }
     return v;

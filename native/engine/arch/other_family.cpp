@@ -22,7 +22,7 @@ std::vector<Desc> other_family() {
         d.norms = Norms::WEIGHTLESS;
         d.qk_norm = QkNorm::AFTER_ROPE;
         d.embeddings_skip = true;
-        d.scales = Scales::TALKIE;
+        d.scales = Scales::LOGIT_MULTIPLIED;
         d.tensors.output_required = true;
         d.required_keys = { { "logit_scale", KeyType::F32 } };
         v.push_back(d);
