@@ -90,40 +90,18 @@ describe('qwen3moe: forward equals llama.cpp, gradients, training', () => {
     assert.ok(c.events[0].max_rel_diff <= 1e-5, JSON.stringify(c.events[0]));
   });
 
-  test('qwen2moe (Qwen2 attention, weights as selected, a sigmoid-gated shared expert): forward equals llama.cpp, gradients, training', () => {
+  // A described MoE architecture end to end: the forward at each type within its bound, every
+  // expert used (no selection change within a step: every element held to the bound) for the
+  // gradients, LoRA training on attention and the head. Returns its model maker.
+  const endToEnd = (arch: string, shape: string[], vocabName: 'qwen2' | 'llama-spm', types: Array<[string, number]>, trainType: string) => {
     const made = (type: string, used: number) => {
-      const out = join(dir, `qwen2moe-${type}-${used}.gguf`);
-      const m = honeTrain(['make-model', '--arch', 'qwen2moe', '--embd', '128', '--layers', '3', '--heads', '4', '--kv-heads', '2',
-        '--ff', '192', '--experts', '4', '--experts-used', String(used), '--expert-ff', '64', '--type', type, '--vocab-from', vocab('qwen2'), '--out', out]);
+      const out = join(dir, `${arch}-${type}-${used}.gguf`);
+      const m = honeTrain(['make-model', '--arch', arch, '--embd', '128', '--heads', '4', '--kv-heads', '2', '--ff', '192', '--experts', '4',
+        '--experts-used', String(used), '--expert-ff', '64', ...shape, '--type', type, '--vocab-from', vocab(vocabName), '--out', out]);
       assert.equal(m.code, 0, m.stderr);
       return out;
     };
-    for (const [type, bound] of [['f32', 1e-5], ['q8_0', 2e-2]] as const) {
-      const c = honeTrain(['check-forward', '--model', made(type, 2), '--perturb-b', '0.05', '--text', TEXT, '--json']);
-      assert.equal(c.code, 0, c.stderr);
-      assert.ok(c.events[0].max_rel_diff <= bound, `${type}: ${JSON.stringify(c.events[0])}`);
-    }
-    // every expert used: no selection change within a step, so every element is held to the bound
-    const { summary } = checkGrad(made('f32', 4));
-    assert.equal(summary.pass, true, JSON.stringify(summary));
-    assert.ok(summary.checked >= 20 && summary.vector_rel_error < 1e-3, JSON.stringify(summary));
-    const r = honeTrain(['--model', made('f32', 2), '--data', data, '--out', join(dir, 'qwen2moe-run'), '--steps', '8', '--ctx', '64',
-      '--lr', '1e-2', '--targets', 'all,output', '--json']);
-    assert.equal(r.code, 0, r.stderr);
-    const losses = r.events.filter((e) => e.type === 'step').map((e) => e.loss);
-    assert.ok(losses.at(-1) < 0.8 * losses[0], `loss ${losses[0]} -> ${losses.at(-1)}`);
-  });
-
-  test('gpt-oss (biased router, softmax over the selected logits, biased experts, SwiGLU-OAI; sinks, windows, YaRN): forward equals llama.cpp, gradients, training; llama.cpp\'s own graph needs ADD_ID and SWIGLU_OAI backwards, ours does not', () => {
-    const made = (type: string, used: number) => {
-      const out = join(dir, `gpt-oss-${type}-${used}.gguf`);
-      const m = honeTrain(['make-model', '--arch', 'gpt-oss', '--embd', '128', '--layers', '2', '--heads', '4', '--kv-heads', '2', '--head-dim', '32',
-        '--ff', '192', '--experts', '4', '--experts-used', String(used), '--expert-ff', '64', '--rope-yarn', '4:16', '--kv', 'attention.sliding_window=5',
-        '--type', type, '--vocab-from', vocab('llama-spm'), '--out', out]);
-      assert.equal(m.code, 0, m.stderr);
-      return out;
-    };
-    for (const [type, bound] of [['f32', 1e-5], ['q8_0', 2e-2], ['q4_k_m', 2e-2]] as const) {
+    for (const [type, bound] of types) {
       const c = honeTrain(['check-forward', '--model', made(type, 2), '--perturb-b', '0.05', '--text', TEXT, '--json']);
       assert.equal(c.code, 0, c.stderr);
       assert.ok(c.events[0].tokens > 10 && c.events[0].max_rel_diff <= bound, `${type}: ${JSON.stringify(c.events[0])}`);
@@ -131,11 +109,21 @@ describe('qwen3moe: forward equals llama.cpp, gradients, training', () => {
     const { summary } = checkGrad(made('f32', 4));
     assert.equal(summary.pass, true, JSON.stringify(summary));
     assert.ok(summary.checked >= 20 && summary.vector_rel_error < 1e-3, JSON.stringify(summary));
-    const r = honeTrain(['--model', made('q4_k_m', 2), '--data', data, '--out', join(dir, 'gpt-oss-run'), '--steps', '8', '--ctx', '64',
+    const r = honeTrain(['--model', made(trainType, 2), '--data', data, '--out', join(dir, `${arch}-run`), '--steps', '8', '--ctx', '64',
       '--lr', '1e-2', '--targets', 'all,output', '--json']);
     assert.equal(r.code, 0, r.stderr);
     const losses = r.events.filter((e) => e.type === 'step').map((e) => e.loss);
     assert.ok(losses.at(-1) < 0.8 * losses[0], `loss ${losses[0]} -> ${losses.at(-1)}`);
+    return made;
+  };
+
+  test('qwen2moe (Qwen2 attention, weights as selected, a sigmoid-gated shared expert): forward equals llama.cpp, gradients, training', () => {
+    endToEnd('qwen2moe', ['--layers', '3'], 'qwen2', [['f32', 1e-5], ['q8_0', 2e-2]], 'f32');
+  });
+
+  test('gpt-oss (biased router, softmax over the selected logits, biased experts, SwiGLU-OAI; sinks, windows, YaRN): forward equals llama.cpp, gradients, training; llama.cpp\'s own graph needs ADD_ID and SWIGLU_OAI backwards, ours does not', () => {
+    const made = endToEnd('gpt-oss', ['--layers', '2', '--head-dim', '32', '--rope-yarn', '4:16', '--kv', 'attention.sliding_window=5'], 'llama-spm',
+      [['f32', 1e-5], ['q8_0', 2e-2], ['q4_k_m', 2e-2]], 'q4_k_m');
     const scan = honeTrain(['scan', '--model', made('f32', 2), '--json']).events.find((e) => e.type === 'scan')!;
     assert.deepEqual([...scan.no_backward].sort(), ['ADD_ID', 'SWIGLU_OAI'], JSON.stringify(scan));
   });
