@@ -241,6 +241,18 @@ bool answer(ProbeModel & m, const std::string & err) {
     return false;
 }
 
+// "a:b:c" as integers; an empty element (or a non-digit) is the usage error `why`.
+std::vector<int32_t> colon_ints(const std::string & list, const std::string & why) {
+    std::vector<int32_t> out;
+    for (size_t i = 0; i <= list.size();) {
+        const size_t j = std::min(list.find(':', i), list.size());
+        if (j == i || list.substr(i, j - i).find_first_not_of("0123456789") != std::string::npos) throw UsageError(why);
+        out.push_back((int32_t) std::stol(list.substr(i, j - i)));
+        i = j + 1;
+    }
+    return out;
+}
+
 } // namespace
 
 int cmd_probe_arch(int argc, char ** argv) {
@@ -277,12 +289,7 @@ int cmd_probe_arch(int argc, char ** argv) {
             v.num = std::stod(vals);
         } else {
             v.type = GGUF_TYPE_INT32;
-            for (size_t i = 0; i <= vals.size();) {
-                const size_t j = std::min(vals.find(':', i), vals.size());
-                if (j == i) throw UsageError("--kv: empty array element in '" + kv.item + "'");
-                v.given.push_back((int32_t) std::stol(vals.substr(i, j - i)));
-                i = j + 1;
-            }
+            for (int32_t x : colon_ints(vals, "--kv: empty array element in '" + kv.item + "'")) v.given.push_back(x);
         }
         m.kv[A + kv.name] = v;
     }
@@ -293,18 +300,11 @@ int cmd_probe_arch(int argc, char ** argv) {
     for (const KvItem & t : split_kv_list(a.str("layer-tensors", ""))) {
         const size_t at = t.item.find('@');
         const std::string name = t.item.substr(0, at);
-        std::vector<int> layers;
+        std::vector<int32_t> layers;
         if (at == std::string::npos) {
             for (int il = 0; il < (int) m.kv[A + "block_count"].num; il++) layers.push_back(il);
         } else {
-            for (size_t i = at + 1; i < t.item.size();) {
-                const size_t j = std::min(t.item.find(':', i), t.item.size());
-                if (j == i || t.item.substr(i, j - i).find_first_not_of("0123456789") != std::string::npos) {
-                    throw UsageError("--layer-tensors takes name[@layer:layer...],..., got '" + t.item + "'");
-                }
-                layers.push_back(std::stoi(t.item.substr(i, j - i)));
-                i = j + 1;
-            }
+            layers = colon_ints(t.item.substr(at + 1), "--layer-tensors takes name[@layer:layer...],..., got '" + t.item + "'");
         }
         for (int il : layers) m.tensors.push_back({ "blk." + std::to_string(il) + "." + name, { 1 } });
     }

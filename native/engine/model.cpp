@@ -95,34 +95,31 @@ ggml_tensor * hone_model::weight(const std::string & tname, bool required) const
 // A mixture-of-experts layer's router and experts, with the shapes llama.cpp's loader requires.
 static void bind_experts(hone_model & m, LayerWeights & L, int il) {
     const Hparams & hp = m.hp;
-    auto blk = [&](const char * what) { return strfmt("blk.%d.%s", il, what); };
-    L.ffn_gate_inp = m.weight(blk("ffn_gate_inp.weight"), true);
-    L.ffn_gate_exps = m.weight(blk("ffn_gate_exps.weight"), true);
-    L.ffn_up_exps = m.weight(blk("ffn_up_exps.weight"), true);
-    L.ffn_down_exps = m.weight(blk("ffn_down_exps.weight"), true);
+    // binds blk.il.what, which must have the shape [ne0, ne1, ne2]
+    auto bind = [&](ggml_tensor *& t, const char * what, int64_t ne0, int64_t ne1, int64_t ne2) {
+        t = m.weight(strfmt("blk.%d.%s", il, what), true);
+        if (t->ne[0] != ne0 || t->ne[1] != ne1 || t->ne[2] != ne2 || t->ne[3] != 1) {
+            fail(HONE_E_FORMAT, "%s: tensor '%s' has shape [%lld, %lld, %lld], expected [%lld, %lld, %lld] (%d experts of FFN width %d)",
+                 m.path.c_str(), t->name, (long long) t->ne[0], (long long) t->ne[1], (long long) t->ne[2],
+                 (long long) ne0, (long long) ne1, (long long) ne2, hp.n_expert, hp.n_ff_exp);
+        }
+    };
     const int64_t E = hp.n_expert, F = hp.n_ff_exp, D = hp.n_embd, FS = hp.n_ff_shexp;
-    struct Want { ggml_tensor * t; int64_t ne0, ne1, ne2; };
-    std::vector<Want> want = { { L.ffn_gate_inp, D, E, 1 }, { L.ffn_gate_exps, D, F, E }, { L.ffn_up_exps, D, F, E }, { L.ffn_down_exps, F, D, E } };
+    bind(L.ffn_gate_inp, "ffn_gate_inp.weight", D, E, 1);
+    bind(L.ffn_gate_exps, "ffn_gate_exps.weight", D, F, E);
+    bind(L.ffn_up_exps, "ffn_up_exps.weight", D, F, E);
+    bind(L.ffn_down_exps, "ffn_down_exps.weight", F, D, E);
     if (hp.desc->moe == arch::Moe::SOFTMAX_WEIGHT_OAI) {
-        L.ffn_gate_inp_b = m.weight(blk("ffn_gate_inp.bias"), true);
-        L.ffn_gate_exps_b = m.weight(blk("ffn_gate_exps.bias"), true);
-        L.ffn_up_exps_b = m.weight(blk("ffn_up_exps.bias"), true);
-        L.ffn_down_exps_b = m.weight(blk("ffn_down_exps.bias"), true);
-        want.insert(want.end(), { { L.ffn_gate_inp_b, E, 1, 1 }, { L.ffn_gate_exps_b, F, E, 1 }, { L.ffn_up_exps_b, F, E, 1 }, { L.ffn_down_exps_b, D, E, 1 } });
+        bind(L.ffn_gate_inp_b, "ffn_gate_inp.bias", E, 1, 1);
+        bind(L.ffn_gate_exps_b, "ffn_gate_exps.bias", F, E, 1);
+        bind(L.ffn_up_exps_b, "ffn_up_exps.bias", F, E, 1);
+        bind(L.ffn_down_exps_b, "ffn_down_exps.bias", D, E, 1);
     }
     if (hp.desc->moe == arch::Moe::SOFTMAX_SHARED) {
-        L.ffn_gate_inp_shexp = m.weight(blk("ffn_gate_inp_shexp.weight"), true);
-        L.ffn_gate_shexp = m.weight(blk("ffn_gate_shexp.weight"), true);
-        L.ffn_up_shexp = m.weight(blk("ffn_up_shexp.weight"), true);
-        L.ffn_down_shexp = m.weight(blk("ffn_down_shexp.weight"), true);
-        want.insert(want.end(), { { L.ffn_gate_inp_shexp, D, 1, 1 }, { L.ffn_gate_shexp, D, FS, 1 }, { L.ffn_up_shexp, D, FS, 1 }, { L.ffn_down_shexp, FS, D, 1 } });
-    }
-    for (const Want & w : want) {
-        if (w.t->ne[0] != w.ne0 || w.t->ne[1] != w.ne1 || w.t->ne[2] != w.ne2 || w.t->ne[3] != 1) {
-            fail(HONE_E_FORMAT, "%s: tensor '%s' has shape [%lld, %lld, %lld], expected [%lld, %lld, %lld] (%d experts of FFN width %d)",
-                 m.path.c_str(), w.t->name, (long long) w.t->ne[0], (long long) w.t->ne[1], (long long) w.t->ne[2],
-                 (long long) w.ne0, (long long) w.ne1, (long long) w.ne2, hp.n_expert, hp.n_ff_exp);
-        }
+        bind(L.ffn_gate_inp_shexp, "ffn_gate_inp_shexp.weight", D, 1, 1);
+        bind(L.ffn_gate_shexp, "ffn_gate_shexp.weight", D, FS, 1);
+        bind(L.ffn_up_shexp, "ffn_up_shexp.weight", D, FS, 1);
+        bind(L.ffn_down_shexp, "ffn_down_shexp.weight", FS, D, 1);
     }
 }
 

@@ -8,6 +8,16 @@
 
 namespace hone {
 
+// The weighted experts [n_embd, n_used, n_tokens] summed in slot order, as llama.cpp adds its views.
+static ggml_tensor * sum_slots(ggml_context * ctx, ggml_tensor * experts) {
+    const int64_t n_embd = experts->ne[0], n_used = experts->ne[1], n_tokens = experts->ne[2];
+    ggml_tensor * out = ggml_view_2d(ctx, experts, n_embd, n_tokens, experts->nb[2], 0);
+    for (int64_t i = 1; i < n_used; i++) {
+        out = ggml_add(ctx, out, ggml_view_2d(ctx, experts, n_embd, n_tokens, experts->nb[2], i * experts->nb[1]));
+    }
+    return n_used == 1 ? ggml_cont(ctx, out) : out; // a single slot's view is not contiguous
+}
+
 // A bias per expert added to each token's selected experts' rows: ggml_add_id's sums (which has
 // no backward) as an ADD of the bias rows gathered by GET_ROWS (which do). bias [n, n_expert],
 // t [n, n_used, n_tokens], ids: the selected experts, I32 [n_used * n_tokens] in slot order.
@@ -55,13 +65,7 @@ ggml_tensor * moe_ffn(ggml_context * ctx, const Hparams & hp, const LayerWeights
     ggml_tensor * experts = tag(ggml_mul_mat_id(ctx, L.ffn_down_exps, act, selected), "ffn_moe_down", il); // [n_embd, n_used, n_tokens]
     experts = tag(ggml_mul(ctx, experts, weights), "ffn_moe_weighted", il);
 
-    // the experts summed in slot order, as llama.cpp adds its views
-    ggml_tensor * out = ggml_view_2d(ctx, experts, n_embd, n_tokens, experts->nb[2], 0);
-    for (int64_t i = 1; i < n_used; i++) {
-        out = ggml_add(ctx, out, ggml_view_2d(ctx, experts, n_embd, n_tokens, experts->nb[2], i * experts->nb[1]));
-    }
-    if (n_used == 1) out = ggml_cont(ctx, out);
-    tag(out, "ffn_moe_out", il);
+    ggml_tensor * out = tag(sum_slots(ctx, experts), "ffn_moe_out", il);
     if (!shared) return out;
     // the shared expert, gated by sigmoid(g) written as llama.cpp writes it: silu(g) / g
     ggml_tensor * g = tag(ggml_mul_mat(ctx, L.ffn_gate_inp_shexp, x), "ffn_shexp_gate_inp", il); // [1, n_tokens]
@@ -91,12 +95,7 @@ static ggml_tensor * moe_ffn_oai(ggml_context * ctx, const Hparams & hp, const L
     ggml_tensor * experts = add_expert_bias(ctx, ggml_mul_mat_id(ctx, L.ffn_down_exps, act, selected), L.ffn_down_exps_b, ids);
     experts = tag(ggml_mul(ctx, tag(experts, "ffn_moe_down", il), weights), "ffn_moe_weighted", il);
 
-    ggml_tensor * out = ggml_view_2d(ctx, experts, n_embd, n_tokens, experts->nb[2], 0);
-    for (int64_t i = 1; i < n_used; i++) {
-        out = ggml_add(ctx, out, ggml_view_2d(ctx, experts, n_embd, n_tokens, experts->nb[2], i * experts->nb[1]));
-    }
-    if (n_used == 1) out = ggml_cont(ctx, out);
-    return tag(out, "ffn_moe_out", il);
+    return tag(sum_slots(ctx, experts), "ffn_moe_out", il);
 }
 
 } // namespace hone
