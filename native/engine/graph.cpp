@@ -43,6 +43,7 @@ ForwardInputs make_forward_inputs(ggml_context * ctx, const Hparams & hp, int T,
         ggml_set_name(in.kq_mask_swa_f16, "kq_mask_swa_f16");
         ggml_set_input(in.kq_mask_swa_f16);
     }
+    if (hp.desc && hp.desc->delta_net) in.dn = make_delta_net_inputs(ctx, hp, T, B);
     return in;
 }
 
@@ -96,6 +97,7 @@ void set_causal_mask(const ForwardInputs & in, const Hparams & hp, int T) {
         }
         upload(in.kq_mask_swa, in.kq_mask_swa_f16, (size_t) T * T);
     }
+    set_delta_net_inputs(in.dn);
 }
 
 // The scaled rank-r products scale·A·x of one layer, keyed by fused A: q/k/v (and gate/up)
@@ -189,8 +191,9 @@ static ggml_tensor * rope(const LayerCtx & c, ggml_tensor * x) {
     return ggml_rope_ext(c.ctx, x, c.in.pos, c.m.rope_freqs, hp.n_rot, hp.rope_type, hp.n_ctx_orig, base, scale, ext, attn, 32.0f, 1.0f);
 }
 
-// Q, K and V [hd, heads, T*B] from the normed input, normed and rotated as the architecture does.
-static void qkv(const LayerCtx & c, ggml_tensor * x, ggml_tensor *& q, ggml_tensor *& k, ggml_tensor *& v) {
+// Q, K and V [hd, heads, T*B] from the normed input, normed and rotated as the architecture does;
+// `gate` [hd*heads, T*B]: the output gate a gated Q projection carries (arch::Desc::q_gate), else null.
+static void qkv(const LayerCtx & c, ggml_tensor * x, ggml_tensor *& q, ggml_tensor *& k, ggml_tensor *& v, ggml_tensor *& gate) {
     ggml_context * ctx = c.ctx;
     const Hparams & hp = c.m.hp;
     const arch::Desc & d = *hp.desc;
@@ -211,7 +214,13 @@ static void qkv(const LayerCtx & c, ggml_tensor * x, ggml_tensor *& q, ggml_tens
             q = c.norm(q, L.q_norm);
             k = c.norm(k, L.k_norm);
         }
-        q = ggml_reshape_3d(ctx, q, hd, nh, N);
+        if (d.q_gate) { // each head's Q, then its gate (Qwen3.5)
+            const size_t e = ggml_element_size(q);
+            gate = tag(ggml_cont_2d(ctx, ggml_view_3d(ctx, q, hd, nh, N, 2 * hd * e, q->nb[1], hd * e), (int64_t) hd * nh, N), "q_gate", il);
+            q = ggml_view_3d(ctx, q, hd, nh, N, 2 * hd * e, q->nb[1], 0);
+        } else {
+            q = ggml_reshape_3d(ctx, q, hd, nh, N);
+        }
         k = ggml_reshape_3d(ctx, k, hd, nkv, N);
         v = ggml_reshape_3d(ctx, v, hd, nkv, N);
     }
@@ -288,8 +297,8 @@ static ggml_tensor * attention(const LayerCtx & c, ggml_tensor * x) {
     const LayerWeights & L = c.m.layers[c.il];
     const int il = c.il;
     const float kq_scale = hp.q_scale != 0.0f ? 1.0f : hp.attention_scale != 0.0f ? hp.attention_scale : 1.0f / std::sqrt((float) hp.head_dim);
-    ggml_tensor * q, * k, * v;
-    qkv(c, x, q, k, v);
+    ggml_tensor * q, * k, * v, * gate = nullptr;
+    qkv(c, x, q, k, v, gate);
     // views of a fused Q/K/V that no RoPE or norm has copied yet
     auto contiguous = [&](ggml_tensor * t) { return ggml_is_contiguous(t) ? t : ggml_cont(ctx, t); };
     q = contiguous(q);
@@ -297,6 +306,7 @@ static ggml_tensor * attention(const LayerCtx & c, ggml_tensor * x) {
     v = contiguous(v);
     ggml_tensor * cur = fused_attention(c, q, k, v, kq_scale);
     if (!cur) cur = unfused_attention(c, q, k, v, kq_scale);
+    if (gate) cur = tag(ggml_mul(ctx, cur, sigmoid_differentiable(ctx, gate)), "attn_gated", il);
     if (L.attn_sub_norm) cur = tag(c.norm(cur, L.attn_sub_norm), "attn_sub_norm", il);
     cur = tag(add_bias(ctx, c.mm(L.wo, cur), L.bo), "attn_out", il);
     if (L.attn_post_norm) cur = tag(c.norm(cur, L.attn_post_norm), "attn_post_norm", il);
@@ -359,7 +369,9 @@ ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone
         const LayerWeights & L = m.layers[il];
         const LayerCtx c{ ctx, m, ad, in, shared, T, B, il };
         ggml_tensor * attn_in = pre_norm(inpL, L.attn_norm, L.attn_norm_b, "attn_norm", il);
-        ggml_tensor * attn = attention(c, attn_in);
+        ggml_tensor * attn = !hp.recurrent_l.empty() && hp.recurrent_l[il]
+                                 ? delta_net(ctx, hp, L, in.dn, [&](ggml_tensor * w, ggml_tensor * x) { return c.mm(w, x); }, attn_in, T, B, il)
+                                 : attention(c, attn_in);
         if (d.norms == arch::Norms::PARALLEL) {
             // PLaMo, Phi-2: the FFN reads the attention's input norm and both outputs join the residual
             inpL = tag(ggml_add(ctx, ggml_add(ctx, ffn(c, attn_in), attn), inpL), "l_out", il);

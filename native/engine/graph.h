@@ -4,6 +4,7 @@
 // everything below them) get gradients.
 #pragma once
 
+#include "delta_net.h"
 #include "ggml.h"
 #include "ggml-backend.h"
 
@@ -33,6 +34,7 @@ struct ForwardInputs {
     ggml_tensor * attn_temp = nullptr;
     float attn_temp_scale = 0.0f;
     int attn_temp_floor = 0;
+    DeltaNetInputs dn; // gated delta-net layers' constants (Qwen3.5); empty otherwise
 };
 
 // Graph size (nodes) for a forward + backward + accumulation graph: measured at about 3x the
@@ -86,7 +88,7 @@ struct TrainingLoss {
 TrainingLoss build_training_loss(ggml_context * ctx, const hone_model & m, const hone_adapter & ad, int T, int B,
                                  ggml_backend_t attention_backend = nullptr);
 
-// Uploads the causal mask for T tokens. With ALiBi each head's plane holds its bias,
+// Uploads the causal mask for T tokens (and the delta-net layers' chunk triangles). With ALiBi each head's plane holds its bias,
 // slope * -(distance), with ggml's slopes: ggml has no backward for SOFT_MAX's own ALiBi, so
 // the graph adds the same bias through the mask instead.
 void set_causal_mask(const ForwardInputs & in, const Hparams & hp, int T);

@@ -35,7 +35,11 @@ static std::vector<int> layer_array(const hone_model & m, const std::string & ke
 // A count given once for every layer or as an array with one entry per layer (OpenELM).
 static std::vector<int> per_layer(const hone_model & m, const std::string & key, bool required, int def) {
     const int64_t id = gguf_find_key(m.gguf, key.c_str());
-    if (id >= 0 && gguf_get_kv_type(m.gguf, id) == GGUF_TYPE_ARRAY) return layer_array(m, key, m.hp.n_layer, true);
+    if (id >= 0 && gguf_get_kv_type(m.gguf, id) == GGUF_TYPE_ARRAY) {
+        std::vector<int> v = layer_array(m, key, m.hp.n_layer_all, true);
+        v.resize(m.hp.n_layer);
+        return v;
+    }
     if (id < 0 && required) fail(HONE_E_FORMAT, "%s: missing metadata key '%s'", m.path.c_str(), key.c_str());
     return std::vector<int>(m.hp.n_layer, id < 0 ? def : (int) gguf_u32(m.gguf, key, false));
 }
@@ -248,9 +252,13 @@ static void read_counts(hone_model & m) {
     Hparams & hp = m.hp;
     const gguf_context * g = m.gguf;
     const std::string a = hp.arch_name + ".";
-    hp.n_layer   = gguf_u32(g, a + "block_count", true);
+    hp.n_layer_all = gguf_u32(g, a + "block_count", true);
     hp.n_embd    = gguf_u32(g, a + "embedding_length", true);
-    if (hp.n_layer <= 0) fail(HONE_E_FORMAT, "%s: '%sblock_count' is 0", m.path.c_str(), a.c_str());
+    const int nextn = (int) gguf_u32(g, a + "nextn_predict_layers", false, 0);
+    hp.n_layer = hp.n_layer_all - nextn;
+    if (hp.n_layer <= 0) {
+        fail(HONE_E_FORMAT, "%s: '%sblock_count' is %d with %d multi-token-prediction blocks: no layers", m.path.c_str(), a.c_str(), hp.n_layer_all, nextn);
+    }
     hp.n_ff_l      = per_layer(m, a + "feed_forward_length", true, 0);
     hp.n_head_l    = per_layer(m, a + "attention.head_count", true, 0);
     hp.n_head_kv_l = per_layer(m, a + "attention.head_count_kv", false, -1);
@@ -272,6 +280,34 @@ static void read_counts(hone_model & m) {
     hp.n_ctx_train = gguf_u32(g, a + "context_length", false, 2048);
 }
 
+// Gated delta-net layers (Qwen3.5): their sizes, as llama.cpp's qwen35 loader reads them and as
+// its graph needs them consistent, and which layers are recurrent.
+static void read_delta_net(hone_model & m) {
+    Hparams & hp = m.hp;
+    const gguf_context * g = m.gguf;
+    const std::string a = hp.arch_name + ".";
+    hp.ssm_d_conv = (int) gguf_u32(g, a + "ssm.conv_kernel", true);
+    hp.ssm_d_inner = (int) gguf_u32(g, a + "ssm.inner_size", true);
+    hp.ssm_d_state = (int) gguf_u32(g, a + "ssm.state_size", true);
+    hp.ssm_dt_rank = (int) gguf_u32(g, a + "ssm.time_step_rank", true);
+    hp.ssm_n_group = (int) gguf_u32(g, a + "ssm.group_count", true);
+    const bool heads_ok = hp.ssm_dt_rank > 0 && hp.ssm_n_group > 0 && hp.ssm_dt_rank % hp.ssm_n_group == 0 &&
+                          hp.ssm_d_inner % hp.ssm_dt_rank == 0 && hp.ssm_d_inner / hp.ssm_dt_rank == hp.ssm_d_state;
+    if (hp.ssm_d_conv < 1 || !heads_ok) {
+        fail(HONE_E_FORMAT, "%s: inconsistent delta-net sizes: %sssm.conv_kernel %d, ssm.inner_size %d, ssm.state_size %d, "
+             "ssm.time_step_rank %d (value heads), ssm.group_count %d (key heads): value heads must be a multiple of key heads "
+             "and inner_size / value heads must equal state_size", m.path.c_str(), a.c_str(), hp.ssm_d_conv, hp.ssm_d_inner,
+             hp.ssm_d_state, hp.ssm_dt_rank, hp.ssm_n_group);
+    }
+    std::vector<int> recurrent = layer_array(m, a + "attention.recurrent_layers", hp.n_layer_all, false);
+    if (recurrent.empty()) {
+        const uint32_t interval = gguf_u32(g, a + "full_attention_interval", false, 4);
+        if (interval == 0) fail(HONE_E_FORMAT, "%s: '%sfull_attention_interval' is 0", m.path.c_str(), a.c_str());
+        for (int il = 0; il < hp.n_layer_all; il++) recurrent.push_back((il + 1) % (int) interval != 0);
+    }
+    hp.recurrent_l.assign(recurrent.begin(), recurrent.begin() + hp.n_layer);
+}
+
 void read_hparams(hone_model & m) {
     const gguf_context * g = m.gguf;
     Hparams & hp = m.hp;
@@ -290,6 +326,7 @@ void read_hparams(hone_model & m) {
     hp.rope_type = d.positions == arch::Positions::ALIBI ? -1 : ggml_rope_type(d.rope);
     read_counts(m);
     if (d.moe != arch::Moe::NONE) read_experts(m);
+    if (d.delta_net) read_delta_net(m);
     // Train with the epsilon inference will use, read or not.
     hp.norm_eps = d.zero_norm_eps ? 0.0f : gguf_f32(g, a + arch::norm_eps_key(d.norm_kind), 1e-5f);
     if (d.parallel_residual_key) hp.parallel_residual = gguf_bool(g, a + "use_parallel_residual", false);

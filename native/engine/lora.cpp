@@ -36,7 +36,7 @@ ggml_tensor * target_weight(const hone_model & m, uint32_t target, int il) {
         case HONE_TARGET_ATTN_Q: return L.wqkv ? L.wqkv : L.wq;
         case HONE_TARGET_ATTN_K: return L.wqkv ? L.wqkv : L.wk;
         case HONE_TARGET_ATTN_V: return L.wqkv ? L.wqkv : L.wv;
-        case HONE_TARGET_ATTN_OUT: return L.wo;
+        case HONE_TARGET_ATTN_OUT: return L.wo ? L.wo : L.ssm_out; // a delta-net layer's output projection
         case HONE_TARGET_FFN_GATE: return L.ffn_gate;
         case HONE_TARGET_FFN_UP: return L.ffn_up;
         case HONE_TARGET_FFN_DOWN: return L.ffn_down;

@@ -123,6 +123,32 @@ static void bind_experts(hone_model & m, LayerWeights & L, int il) {
     }
 }
 
+// A gated delta-net layer's tensors (Qwen3.5), with the shapes llama.cpp's qwen35 loader requires.
+static void bind_delta_net(hone_model & m, LayerWeights & L, int il) {
+    const Hparams & hp = m.hp;
+    const int64_t D = hp.n_embd, Hv = hp.ssm_dt_rank, dk = hp.ssm_d_state, inner = hp.ssm_d_inner;
+    const int64_t channels = 2 * hp.ssm_n_group * dk + inner; // Q, K and V, convolved together
+    auto bind = [&](ggml_tensor *& t, const char * what, int64_t ne0, int64_t ne1) {
+        t = m.weight(strfmt("blk.%d.%s", il, what), true);
+        if (t->ne[0] != ne0 || t->ne[1] != ne1 || t->ne[2] != 1 || t->ne[3] != 1) {
+            fail(HONE_E_FORMAT, "%s: tensor '%s' has shape [%lld, %lld, %lld], expected [%lld, %lld] (the file's ssm.* sizes)",
+                 m.path.c_str(), t->name, (long long) t->ne[0], (long long) t->ne[1], (long long) t->ne[2], (long long) ne0, (long long) ne1);
+        }
+    };
+    bind(L.wqkv, "attn_qkv.weight", D, channels);
+    bind(L.wqkv_gate, "attn_gate.weight", D, inner);
+    bind(L.ssm_conv1d, "ssm_conv1d.weight", hp.ssm_d_conv, channels);
+    bind(L.ssm_dt, "ssm_dt.bias", Hv, 1);
+    bind(L.ssm_a, "ssm_a", Hv, 1);
+    bind(L.ssm_beta, "ssm_beta.weight", D, Hv);
+    bind(L.ssm_alpha, "ssm_alpha.weight", D, Hv);
+    bind(L.ssm_norm, "ssm_norm.weight", inner / Hv, 1);
+    bind(L.ssm_out, "ssm_out.weight", inner, D);
+    for (ggml_tensor * t : { L.ssm_dt, L.ssm_a, L.ssm_norm }) {
+        if (t->type != GGML_TYPE_F32) fail(HONE_E_UNSUPPORTED, "%s: tensor '%s' is %s: the delta-net's vectors must be F32", m.path.c_str(), t->name, ggml_type_name(t->type));
+    }
+}
+
 static void bind_weights(hone_model & m) {
     const Hparams & hp = m.hp;
     auto blk = [](int il, const char * what) { return strfmt("blk.%d.%s", il, what); };
@@ -155,21 +181,29 @@ static void bind_weights(hone_model & m) {
         L.attn_norm_b = pre_norms ? m.weight(blk(il, "attn_norm.bias"), false) : nullptr;
         // Falcon-40B normalises attention's input apart from the FFN's: a layout the graph has not
         if (m.weight(blk(il, "attn_norm_2.weight"), false)) fail(HONE_E_UNSUPPORTED, "%s: a second attention norm ('%s') cannot train yet", m.path.c_str(), blk(il, "attn_norm_2.weight").c_str());
-        L.wqkv = m.weight(blk(il, "attn_qkv.weight"), false);
-        L.bqkv = m.weight(blk(il, "attn_qkv.bias"), false);
-        L.wq = m.weight(blk(il, "attn_q.weight"), !L.wqkv);
-        L.wk = m.weight(blk(il, "attn_k.weight"), !L.wqkv);
-        L.wv = m.weight(blk(il, "attn_v.weight"), !L.wqkv);
-        if (L.wqkv && L.wq) fail(HONE_E_FORMAT, "%s: layer %d has both a fused attn_qkv and separate attn_q", m.path.c_str(), il);
-        if (L.wqkv && whole) fail(HONE_E_UNSUPPORTED, "%s: a fused attn_qkv with whole-projection Q/K norms cannot train yet", m.path.c_str());
-        L.wo = m.weight(blk(il, "attn_output.weight"), true);
-        L.bq = m.weight(blk(il, "attn_q.bias"), false);
-        L.bk = m.weight(blk(il, "attn_k.bias"), false);
-        L.bv = m.weight(blk(il, "attn_v.bias"), false);
-        L.bo = m.weight(blk(il, "attn_output.bias"), false);
-        // weightless norms (Talkie) have a Q norm weight but none on K
-        L.q_norm = m.weight(blk(il, "attn_q_norm.weight"), qk_norms);
-        L.k_norm = m.weight(blk(il, "attn_k_norm.weight"), qk_norms && !weightless);
+        if (!hp.recurrent_l.empty() && hp.recurrent_l[il]) {
+            bind_delta_net(m, L, il);
+        } else {
+            L.wqkv = m.weight(blk(il, "attn_qkv.weight"), false);
+            L.bqkv = m.weight(blk(il, "attn_qkv.bias"), false);
+            L.wq = m.weight(blk(il, "attn_q.weight"), !L.wqkv);
+            L.wk = m.weight(blk(il, "attn_k.weight"), !L.wqkv);
+            L.wv = m.weight(blk(il, "attn_v.weight"), !L.wqkv);
+            if (L.wqkv && L.wq) fail(HONE_E_FORMAT, "%s: layer %d has both a fused attn_qkv and separate attn_q", m.path.c_str(), il);
+            if (L.wqkv && whole) fail(HONE_E_UNSUPPORTED, "%s: a fused attn_qkv with whole-projection Q/K norms cannot train yet", m.path.c_str());
+            L.wo = m.weight(blk(il, "attn_output.weight"), true);
+            L.bq = m.weight(blk(il, "attn_q.bias"), false);
+            L.bk = m.weight(blk(il, "attn_k.bias"), false);
+            L.bv = m.weight(blk(il, "attn_v.bias"), false);
+            L.bo = m.weight(blk(il, "attn_output.bias"), false);
+            // weightless norms (Talkie) have a Q norm weight but none on K
+            L.q_norm = m.weight(blk(il, "attn_q_norm.weight"), qk_norms);
+            L.k_norm = m.weight(blk(il, "attn_k_norm.weight"), qk_norms && !weightless);
+            if (d.q_gate && L.wq && L.wq->ne[1] != 2 * (int64_t) hp.head_dim * hp.n_head_l[il]) {
+                fail(HONE_E_FORMAT, "%s: tensor '%s' has %lld rows, expected %lld (each head's Q and its output gate)", m.path.c_str(),
+                     L.wq->name, (long long) L.wq->ne[1], 2 * (long long) hp.head_dim * hp.n_head_l[il]);
+            }
+        }
         const bool ffn_norm = pre_norms && d.norms != arch::Norms::PARALLEL;
         L.ffn_norm = ffn_norm ? m.weight(blk(il, d.tensors.ffn_norm.c_str()), !d.tensors.ffn_norm_optional) : nullptr;
         L.ffn_norm_b = ffn_norm ? m.weight(blk(il, arch::bias_of(d.tensors.ffn_norm).c_str()), false) : nullptr;

@@ -23,6 +23,9 @@ struct Hparams {
     const arch::Desc * desc = nullptr; // what the architecture is (arch/arch.h)
     std::string arch_name;
     int n_layer = 0, n_embd = 0, n_ff = 0, n_head = 0, n_head_kv = 0, head_dim = 0, n_rot = 0;
+    // block_count: n_layer plus the multi-token-prediction blocks (nextn_predict_layers) after
+    // them, which llama.cpp's main pass skips; per-layer arrays have this many entries
+    int n_layer_all = 0;
     int n_vocab = 0, n_ctx_train = 0;
     // Per layer (OpenELM's counts vary by layer; elsewhere every entry is n_head, n_head_kv, n_ff).
     std::vector<int> n_head_l, n_head_kv_l, n_ff_l;
@@ -62,6 +65,11 @@ struct Hparams {
     float attn_temp_scale = 0.0f; // Mistral 3's attention.temperature_scale (0: none); its floor scale is n_ctx_orig
     // Mixture of experts (arch::Moe): experts per layer, used per token, each expert's FFN width
     int n_expert = 0, n_expert_used = 0, n_ff_exp = 0, n_ff_shexp = 0; // n_ff_shexp: the shared expert's (Moe::SOFTMAX_SHARED)
+    // Gated delta-net layers (arch::Desc::delta_net): which layers, the causal convolution's
+    // width, the key heads (ssm.group_count) of ssm_d_state dims, the value heads
+    // (ssm.time_step_rank) sharing ssm_d_inner, as llama.cpp's qwen35 loader reads them.
+    std::vector<char> recurrent_l;
+    int ssm_d_conv = 0, ssm_d_inner = 0, ssm_d_state = 0, ssm_dt_rank = 0, ssm_n_group = 0;
 };
 
 // A layer's tensors; absent ones are nullptr and the graph leaves their step out.
@@ -83,6 +91,11 @@ struct LayerWeights {
     ggml_tensor * ffn_gate_shexp = nullptr, * ffn_up_shexp = nullptr, * ffn_down_shexp = nullptr;
     ggml_tensor * attn_sinks = nullptr; // Granite 4 (granite_swa): one sink logit per head in every softmax
     ggml_tensor * out_scale = nullptr; // Talkie: the normed embeddings' weight in this layer's output
+    // A gated delta-net layer (Qwen3.5): Q/K/V in wqkv, the output gate z, the causal convolution
+    // [d_conv, channels], the decay's bias and -exp(A_log) per value head, the β and α
+    // projections, the output's per-head RMS norm and projection.
+    ggml_tensor * wqkv_gate = nullptr, * ssm_conv1d = nullptr, * ssm_dt = nullptr, * ssm_a = nullptr;
+    ggml_tensor * ssm_beta = nullptr, * ssm_alpha = nullptr, * ssm_norm = nullptr, * ssm_out = nullptr;
 };
 
 // The backends a model computes on: the primary one (holding the weights) first, the CPU last.

@@ -166,6 +166,13 @@ struct Desc {
     bool always_tied = false;       // the head is token_embd even where output.weight exists
     bool qkv_thirds = false;        // a fused Q/K/V splits in three equal parts (CogVLM)
     bool no_lora_out_down = false;  // llama.cpp asserts on a LoRA of attn_output / ffn_down (GLM-4)
+    // Qwen3.5's hybrid stack: a gated delta-net (linear attention, delta_net.cpp) in every layer
+    // llama.cpp marks recurrent (attention.recurrent_layers, else all but every
+    // full_attention_interval-th, default 4), softmax attention in the others; keys ssm.*.
+    bool delta_net = false;
+    // The Q projection carries an output gate per head (each head's Q, then its gate): attention's
+    // output times sigmoid(gate) before attn_output (Qwen3.5's attention layers).
+    bool q_gate = false;
 
     // Tensor names and presence that differ from llama's.
     struct Tensors {

@@ -73,6 +73,20 @@ std::vector<Desc> qwen_family() {
     v.push_back(qwen3_base("qwen3vl", "Qwen3-VL (text; deepstack inputs are zero for text)",
                            "Qwen3's graph with interleaved M-RoPE; also checked against finite differences", true));
     v.push_back(qwen3_base("qwen3tts", "Qwen3-TTS (text)", "Qwen3-VL's graph, as llama.cpp runs it", true));
+    {
+        Desc d = qwen3_base("qwen35", "Qwen3.5 (dense; text)",
+                            "hybrid: a gated delta-net in three of every four layers (causal convolution, L2-normed Q/K, the delta rule "
+                            "with a per-head decay, written in chunks of 64 tokens with ops that have a backward), Qwen3's attention in the "
+                            "fourth with an output gate per head (sigmoid) and interleaved M-RoPE; the FFN norm is `post_attention_norm`; "
+                            "q/k/v targets train one LoRA on a delta-net layer's fused `attn_qkv`, attn_output its `ssm_out` "
+                            "(its gate, β and α projections stay frozen)", true);
+        d.delta_net = d.q_gate = true;
+        d.tensors.ffn_norm = "post_attention_norm.weight";
+        for (const char * k : { "ssm.conv_kernel", "ssm.inner_size", "ssm.state_size", "ssm.time_step_rank", "ssm.group_count" }) {
+            d.required_keys.push_back({ k, KeyType::U32 });
+        }
+        v.push_back(d);
+    }
     return v;
 }
 
