@@ -126,7 +126,7 @@ std::vector<TensorPlan> plan(const Spec & s) {
                 t.push_back({ n("ffn_up_exps.bias"), s.n_ff_exp, s.n_expert, GGML_TYPE_F32, sd });
                 t.push_back({ n("ffn_down_exps.bias"), s.n_embd, s.n_expert, GGML_TYPE_F32, sd });
             }
-            if (d.moe == Moe::SOFTMAX_SHARED) { // a shared expert of --ff width and its gate vector
+            if (hone::arch::has_shared_expert(d.moe)) { // a shared expert of --ff width and its gate vector
                 v(n("ffn_gate_inp_shexp.weight"), s.n_embd, sd);
                 w(n("ffn_gate_shexp.weight"), "ffn_gate", il, s.n_embd, s.n_ff);
                 w(n("ffn_up_shexp.weight"), "ffn_up", il, s.n_embd, s.n_ff);

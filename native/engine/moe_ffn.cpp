@@ -1,5 +1,6 @@
 #include "moe_ffn.h"
 
+#include "delta_net.h"
 #include "graph.h"
 #include "hone_arch.h"
 #include "model.h"
@@ -49,9 +50,9 @@ ggml_tensor * moe_ffn(ggml_context * ctx, const Hparams & hp, const LayerWeights
 
     // the selected experts' probabilities, renormalised for Moe::SOFTMAX_NORM (the clamp keeps
     // llama.cpp's guard against a zero sum)
-    const bool shared = hp.desc->moe == arch::Moe::SOFTMAX_SHARED;
+    const bool shared = arch::has_shared_expert(hp.desc->moe), renormalised = hp.desc->moe != arch::Moe::SOFTMAX_SHARED;
     ggml_tensor * weights = ggml_get_rows(ctx, ggml_reshape_3d(ctx, probs, 1, n_expert, n_tokens), selected); // [1, n_used, n_tokens]
-    if (!shared) {
+    if (renormalised) {
         weights = ggml_reshape_2d(ctx, weights, n_used, n_tokens);
         ggml_tensor * sum = ggml_clamp(ctx, ggml_sum_rows(ctx, weights), 6.103515625e-5f, INFINITY);
         weights = ggml_reshape_3d(ctx, ggml_div(ctx, weights, sum), 1, n_used, n_tokens);
@@ -67,9 +68,10 @@ ggml_tensor * moe_ffn(ggml_context * ctx, const Hparams & hp, const LayerWeights
 
     ggml_tensor * out = tag(sum_slots(ctx, experts), "ffn_moe_out", il);
     if (!shared) return out;
-    // the shared expert, gated by sigmoid(g) written as llama.cpp writes it: silu(g) / g
+    // the shared expert, gated by sigmoid(g): Qwen2-MoE's as llama.cpp writes it, silu(g) / g;
+    // Qwen3.5-MoE's SIGMOID (no backward) through tanh
     ggml_tensor * g = tag(ggml_mul_mat(ctx, L.ffn_gate_inp_shexp, x), "ffn_shexp_gate_inp", il); // [1, n_tokens]
-    ggml_tensor * sigmoid = ggml_div(ctx, ggml_silu(ctx, g), g);
+    ggml_tensor * sigmoid = renormalised ? sigmoid_differentiable(ctx, g) : ggml_div(ctx, ggml_silu(ctx, g), g);
     ggml_tensor * s = ggml_swiglu_split(ctx, ggml_mul_mat(ctx, L.ffn_gate_shexp, x), ggml_mul_mat(ctx, L.ffn_up_shexp, x));
     s = tag(ggml_mul(ctx, ggml_mul_mat(ctx, L.ffn_down_shexp, s), sigmoid), "ffn_shexp_out", il);
     return tag(ggml_add(ctx, out, s), "ffn_out", il);

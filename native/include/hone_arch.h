@@ -60,7 +60,10 @@ enum class Moe {
                     // sigmoid(ffn_gate_inp_shexp · x) (Qwen2-MoE; key expert_shared_feed_forward_length)
     SOFTMAX_WEIGHT_OAI, // router with a bias, top-k on its logits, the selected logits' softmax as weights;
                         // experts with biases and SwiGLU-OAI (alpha 1.702, limit 7) (gpt-oss)
+    SOFTMAX_NORM_SHARED, // SOFTMAX_NORM's experts plus SOFTMAX_SHARED's gated shared expert (Qwen3.5-MoE)
 };
+// Whether the FFN has a shared expert beside the routed ones.
+bool has_shared_expert(Moe m);
 
 // How positions enter attention.
 enum class Positions {

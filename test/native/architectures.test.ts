@@ -65,6 +65,8 @@ const CASES: Record<string, { arch: string; kv?: string; probe?: string[]; ownGr
   'command-r': { arch: 'command-r', kv: 'logit_scale=0.5' },                 // bias-free LayerNorm, attention and SwiGLU side by side, logits scaled
   // gated delta-net layers and gated-Q attention; the probe's delta-net gradients are larger: a smaller step
   qwen35: { arch: 'qwen35', kv: DELTA_NET_KV, probe: DELTA_NET_TENSORS, ownGraph: true, lr: '1e-2' },
+  // the same layers with a mixture of experts (4, top 2, renormalised) and a sigmoid-gated shared expert
+  qwen35moe: { arch: 'qwen35moe', kv: DELTA_NET_KV, probe: ['--experts', ...DELTA_NET_TENSORS], ownGraph: true, lr: '1e-2' },
 };
 
 describe('architectures made from their loaders: forward equals llama.cpp, gradients, training', () => {

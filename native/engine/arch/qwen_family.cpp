@@ -15,6 +15,16 @@ static Desc with_experts(Desc d, Moe moe = Moe::SOFTMAX_NORM) {
     return d;
 }
 
+// Qwen3.5's gated delta-net layers (three of every four) and gated-Q attention layers.
+static Desc hybrid(Desc d) {
+    d.delta_net = d.q_gate = true;
+    d.tensors.ffn_norm = "post_attention_norm.weight";
+    for (const char * k : { "ssm.conv_kernel", "ssm.inner_size", "ssm.state_size", "ssm.time_step_rank", "ssm.group_count" }) {
+        d.required_keys.push_back({ k, KeyType::U32 });
+    }
+    return d;
+}
+
 // Qwen2 and later: NeoX RoPE, and the base and epsilon their releases use (for make-model).
 static Desc qwen_base(const char * name, const char * covers, const char * details) {
     Desc d = described(name, "qwen", covers, details);
@@ -80,13 +90,13 @@ std::vector<Desc> qwen_family() {
                             "fourth with an output gate per head (sigmoid) and interleaved M-RoPE; the FFN norm is `post_attention_norm`; "
                             "q/k/v targets train one LoRA on a delta-net layer's fused `attn_qkv`, attn_output its `ssm_out` "
                             "(its gate, β and α projections stay frozen)", true);
-        d.delta_net = d.q_gate = true;
-        d.tensors.ffn_norm = "post_attention_norm.weight";
-        for (const char * k : { "ssm.conv_kernel", "ssm.inner_size", "ssm.state_size", "ssm.time_step_rank", "ssm.group_count" }) {
-            d.required_keys.push_back({ k, KeyType::U32 });
-        }
-        v.push_back(d);
+        v.push_back(hybrid(d));
     }
+    v.push_back(with_experts(hybrid(qwen3_base("qwen35moe", "Qwen3.5-MoE (35B-A3B, 122B-A10B; text)",
+                                               "Qwen3.5's hybrid layers with a mixture-of-experts FFN in every layer: softmax router, top-k experts, "
+                                               "their weights renormalised, plus a shared SwiGLU expert gated per token by a sigmoid; LoRA on attention "
+                                               "and the delta-net's attn_qkv and ssm_out (experts, shared expert and routers stay frozen)", true)),
+                             Moe::SOFTMAX_NORM_SHARED));
     return v;
 }
 

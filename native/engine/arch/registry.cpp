@@ -72,11 +72,15 @@ const char * name_of(Ffn v) {
     return "?";
 }
 
+bool has_shared_expert(Moe m) { return m == Moe::SOFTMAX_SHARED || m == Moe::SOFTMAX_NORM_SHARED; }
+
 const char * name_of(Moe v) {
     switch (v) {
         case Moe::NONE: return "none";
         case Moe::SOFTMAX_NORM: return "softmax_norm";
         case Moe::SOFTMAX_SHARED: return "softmax_shared";
+        case Moe::SOFTMAX_WEIGHT_OAI: return "softmax_weight_oai";
+        case Moe::SOFTMAX_NORM_SHARED: return "softmax_norm_shared";
     }
     return "?";
 }
