@@ -2,7 +2,7 @@
 # GPU runs for the CUDA work, on a machine with nvcc, cmake and ninja but no Node and no
 # network. Builds ggml-cuda + hone-train + test-backend-ops from the llama.cpp bundle with
 # our patches, then runs the stages named on the command line, logging under $OUT.
-#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops] [oom] [attn] [attn-fit] [moe] [mmq-big] [moe-make] [moe-big] [norm-spike] [ns-ops]
+#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops] [oom] [attn] [attn-fit] [moe] [mmq-big] [moe-make] [moe-big] [norm-spike] [ns-ops] [delta-net]
 # Inputs (ignored by git, carried to the machine): .device/gitRelease.bundle (from the pinned
 # node-llama-cpp tarball), .device/text.txt (training text) and optionally .device/native.tar
 # (`git archive HEAD native`: build a committed snapshot instead of the working tree).
@@ -341,6 +341,40 @@ moe)
   "$bin/hone-train" --model "$m" --data "$dev/text.txt" --out "$out/moe-small" --backend cuda --steps 4 --ctx 512 --rank 8 --alpha 16 \
     --json > "$out/moe-small.jsonl" 2>> "$out/moe.log"
   log "qwen3moe small: exit $? $(python3 "$native/scripts/ops-summary.py" "$out/moe-small/ops.json" "$out/moe-small.jsonl" 2>&1)"
+  ;;
+delta-net)
+  # Qwen3.5 (issue 22): the probe's hybrid models (gated delta-net layers in Hone's own graph,
+  # delta_net.cpp) on CUDA: forward over three 64-token chunks against llama.cpp at f32,
+  # gradients, 4 training steps' op placement (zero CPU ops?); then a Qwen3.5-4B-shaped probe of
+  # DN_LAYERS layers (F32 weights, the qwen2 vocabulary) trained at each of DN_CTX tokens.
+  dn_kv=block_count=4,ssm.conv_kernel=4,ssm.state_size=16,ssm.group_count=2,ssm.time_step_rank=4,ssm.inner_size=64
+  dn_tensors=attn_qkv.weight@0:1:2,attn_gate.weight@0:1:2
+  sentence="Once upon a time, there was a little dog named Max. He loved to run in the park with his red ball."
+  long="$sentence $sentence $sentence $sentence $sentence $sentence"
+  for arch in qwen35 qwen35moe; do
+    m=$work/dn-$arch.gguf
+    experts=; [ $arch = qwen35moe ] && experts=--experts
+    "$bin/hone-train" probe-arch --arch $arch $experts --kv "$dn_kv" --layer-tensors "$dn_tensors" --vocab-from "$(vocab llama-spm)" --out "$m" > /dev/null 2>> "$out/delta-net.log"
+    fwd=$("$bin/hone-train" check-forward --model "$m" --backend cuda --gpu-precision f32 --perturb-b 0.05 --json --text "$long" 2>> "$out/delta-net.log" | tail -1)
+    grad=$("$bin/hone-train" check-grad --model "$m" --backend cuda --gpu-precision f32 --elements 4 --seed 3 --json 2>> "$out/delta-net.log" | grep '"check-grad"')
+    "$bin/hone-train" --model "$m" --data "$dev/text.txt" --out "$out/dn-$arch" --backend cuda --steps 4 --ctx 256 --lr 1e-2 \
+      --json > "$out/dn-$arch.jsonl" 2>> "$out/delta-net.log"
+    log "$arch: forward $(echo "$fwd" | grep -o '"max_rel_diff":[^,}]*'); grad $(echo "$grad" | grep -o '"checked":[0-9]*,"failed":[0-9]*'),$(echo "$grad" | grep -o '"pass":[a-z]*'); train: $(python3 "$native/scripts/ops-summary.py" "$out/dn-$arch/ops.json" "$out/dn-$arch.jsonl" 2>&1)"
+  done
+  layers=${DN_LAYERS:-8}
+  big=$work/dn-qwen35-4b-$layers.gguf
+  recurrent=$(seq 0 $(( layers - 1 )) | awk '$1 % 4 != 3' | paste -sd:) # the delta-net layers: 3 of every 4
+  [ -f "$big" ] || timeout ${DN_PROBE_TIMEOUT:-200} "$bin/hone-train" probe-arch --arch qwen35 --vocab-from "$(vocab qwen2)" --out "$big" \
+    --layer-tensors "attn_qkv.weight@$recurrent,attn_gate.weight@$recurrent" \
+    --kv block_count=$layers,embedding_length=2560,feed_forward_length=9216,attention.head_count=16,attention.head_count_kv=4,attention.key_length=256,attention.value_length=256,rope.dimension_count=64,rope.dimension_sections=11:11:10:0,ssm.conv_kernel=4,ssm.state_size=128,ssm.group_count=16,ssm.time_step_rank=32,ssm.inner_size=4096 \
+    > /dev/null 2>> "$out/delta-net.log"
+  log "qwen35 4B-shaped probe ($layers layers): $([ -f "$big" ] && echo "$(du -m "$big" | cut -f1) MiB" || echo "not made")"
+  for ctx in ${DN_CTX:-2048}; do
+    [ -f "$big" ] || break
+    timeout ${DN_TIMEOUT:-150} "$bin/hone-train" --model "$big" --data "$dev/text.txt" --out "$out/dn-big-$ctx" --backend cuda --steps 3 --ctx $ctx \
+      --rank 8 --alpha 16 --json > "$out/dn-big-$ctx.jsonl" 2>> "$out/delta-net.log"
+    log "qwen35 4B-shaped, ctx $ctx: exit $? $(python3 "$native/scripts/ops-summary.py" "$out/dn-big-$ctx/ops.json" "$out/dn-big-$ctx.jsonl" 2>&1)"
+  done
   ;;
 mmq-big)
   # Patch 0012: a MUL_MAT whose output passes 2^31 elements (a 151936-token head at 14336 tokens)
