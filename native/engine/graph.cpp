@@ -1,5 +1,6 @@
 #include "graph.h"
 
+#include "error.h"
 #include "fused_attention.h"
 #include "ggml-backend.h"
 #include "lora.h"
@@ -364,6 +365,13 @@ ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone
     ggml_tensor * inpL = ggml_get_rows(ctx, m.tok_embd, in.tokens);
     if (hp.embedding_scale != 0.0f) inpL = ggml_scale(ctx, inpL, hp.embedding_scale);
     if (d.embeddings_skip) inpL = ggml_rms_norm(ctx, inpL, hp.norm_eps);
+    if (m.pos_embd) { // GPT-2, StarCoder: one learned row per position
+        if (T > m.pos_embd->ne[1]) {
+            fail(HONE_E_INVALID_ARG, "%s: a window of %d tokens is longer than the model's %lld learned positions (its context_length)",
+                 m.path.c_str(), T, (long long) m.pos_embd->ne[1]);
+        }
+        inpL = tag(ggml_add(ctx, inpL, ggml_get_rows(ctx, m.pos_embd, in.pos)), "inp_pos_embd", -1);
+    }
     ggml_tensor * embd = inpL;
     for (int il = 0; il < hp.n_layer; il++) {
         const LayerWeights & L = m.layers[il];

@@ -323,7 +323,7 @@ void read_hparams(hone_model & m) {
     const arch::Desc & d = *hp.desc;
     const std::string a = hp.arch_name + ".";
     for (const arch::RequiredKey & k : d.required_keys) require_key(m, a + k.name);
-    hp.rope_type = d.positions == arch::Positions::ALIBI ? -1 : ggml_rope_type(d.rope);
+    hp.rope_type = d.positions == arch::Positions::ALIBI || d.positions == arch::Positions::LEARNED ? -1 : ggml_rope_type(d.rope);
     read_counts(m);
     if (d.moe != arch::Moe::NONE) read_experts(m);
     if (d.delta_net) read_delta_net(m);

@@ -170,6 +170,7 @@ static void bind_weights(hone_model & m) {
     m.tied_output = m.output == nullptr;
     if (m.tied_output) m.output = m.tok_embd;
     m.rope_freqs = m.weight("rope_freqs.weight", false);
+    if (d.positions == arch::Positions::LEARNED) m.pos_embd = m.weight("position_embd.weight", true);
     m.hp.n_vocab = (int) m.tok_embd->ne[1];
     const bool pre_norms = d.norms == arch::Norms::PRE || d.norms == arch::Norms::SANDWICH || d.norms == arch::Norms::PARALLEL;
     const bool post_norms = d.norms == arch::Norms::POST || d.norms == arch::Norms::SANDWICH;

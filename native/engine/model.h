@@ -123,6 +123,7 @@ struct hone_model {
 
     ggml_tensor * tok_embd = nullptr, * output_norm = nullptr, * output = nullptr, * rope_freqs = nullptr;
     ggml_tensor * output_norm_b = nullptr, * output_b = nullptr; // LayerNorm's bias; a bias on the logits (Phi-2)
+    ggml_tensor * pos_embd = nullptr; // learned absolute positions [n_embd, context_length] (arch::Positions::LEARNED)
     bool tied_output = false;
     std::vector<hone::LayerWeights> layers;
 

@@ -70,6 +70,7 @@ enum class Positions {
     ROPE,     // rotary embeddings of `rope` kind
     ALIBI,    // ALiBi with max bias 8, as llama.cpp hard-codes it (Refact)
     BY_DEPTH, // Baichuan: RoPE at 32 layers, ALiBi at 40, neither at any other depth
+    LEARNED,  // absolute position embeddings (`position_embd`, one row per position up to context_length) added to the token embeddings (GPT-2, StarCoder)
 };
 
 enum class Rope { NORMAL, NEOX, MROPE, IMROPE };

@@ -63,6 +63,8 @@ const CASES: Record<string, { arch: string; kv?: string; probe?: string[]; ownGr
   falcon: { arch: 'falcon', fwd: GELU_TABLE },                               // one norm, attention and GELU FFN side by side, fused Q/K/V
   orion: { arch: 'orion' },                                                  // llama's graph with LayerNorms
   'command-r': { arch: 'command-r', kv: 'logit_scale=0.5' },                 // bias-free LayerNorm, attention and SwiGLU side by side, logits scaled
+  gpt2: { arch: 'gpt2', fwd: GELU_TABLE },                                   // learned absolute positions, no RoPE, fused Q/K/V, GELU FFN
+  starcoder: { arch: 'starcoder', fwd: GELU_TABLE, kv: 'attention.head_count_kv=1' }, // GPT-2's graph with multi-query K/V
   // gated delta-net layers and gated-Q attention; the probe's delta-net gradients are larger: a smaller step
   qwen35: { arch: 'qwen35', kv: DELTA_NET_KV, probe: DELTA_NET_TENSORS, ownGraph: true, lr: '1e-2' },
   // the same layers with a mixture of experts (4, top 2, renormalised) and a sigmoid-gated shared expert
@@ -175,6 +177,14 @@ describe('architectures made from their loaders: forward equals llama.cpp, gradi
       '--targets', 'attn_output,ffn_down']);
     assert.equal(r.code, 1);
     assert.match(r.stderr, /llama\.cpp cannot apply a LoRA to attn_output or ffn_down/);
+  });
+
+  test('gpt2: a window longer than its learned positions is refused, naming them', () => {
+    const model = join(dir, 'gpt2-positions.gguf');
+    assert.equal(honeTrain(['probe-arch', '--arch', 'gpt2', '--vocab-from', vocab('llama-spm'), '--out', model, '--kv', 'context_length=64']).code, 0);
+    const r = honeTrain(['--model', model, '--data', data, '--out', join(dir, 'gpt2-long'), '--steps', '1', '--ctx', '128']);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /a window of 128 tokens is longer than the model's 64 learned positions \(its context_length\)/);
   });
 
   test('probe-arch --kv rejects a malformed value, naming it', () => {

@@ -53,6 +53,18 @@ std::vector<Desc> layernorm_family() {
         v.push_back(d);
     }
     {
+        Desc d = layernorm_base("gpt2", "GPT-2 (and DistilGPT-2, Cerebras-GPT)",
+                                "learned absolute positions added to the embeddings, LayerNorms with biases, fused Q/K/V with a bias, no RoPE, a GELU FFN, biases on every projection");
+        d.positions = Positions::LEARNED;
+        d.ffn = Ffn::GELU;
+        d.tensors.fused_qkv = d.tensors.qkv_bias = d.tensors.out_bias = d.tensors.ffn_bias = true;
+        v.push_back(d);
+        d.name = "starcoder";
+        d.covers = "StarCoder, StarCoderBase, SantaCoder";
+        d.details = "GPT-2's graph (learned positions, LayerNorms, fused Q/K/V with a bias, a GELU FFN) with grouped-query (multi-query) K/V";
+        v.push_back(d);
+    }
+    {
         Desc d = layernorm_base("orion", "Orion", "llama's graph with LayerNorms (weights and biases) and NeoX RoPE");
         v.push_back(d);
     }
