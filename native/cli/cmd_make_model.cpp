@@ -78,6 +78,10 @@ std::vector<TensorPlan> plan(const Spec & s) {
     const Desc & d = *s.desc;
     const bool pre = d.norms != Norms::POST, post = d.norms == Norms::POST || d.norms == Norms::SANDWICH;
     const bool whole = d.qk_norm == QkNorm::WHOLE;
+    if (d.embeddings_normed) {
+        v("token_embd_norm.weight", s.n_embd, 0.0f);
+        v("token_embd_norm.bias", s.n_embd, sd);
+    }
     if (d.positions == Positions::LEARNED) w("position_embd.weight", "position_embd", 0, s.n_embd, s.ctx);
     for (int il = 0; il < s.n_layer; il++) {
         auto n = [&](const std::string & x) { return "blk." + std::to_string(il) + "." + x; };

@@ -200,17 +200,19 @@ static void qkv(const LayerCtx & c, ggml_tensor * x, ggml_tensor *& q, ggml_tens
     const arch::Desc & d = *hp.desc;
     const LayerWeights & L = c.m.layers[c.il];
     const int hd = hp.head_dim, nh = hp.n_head_l[c.il], nkv = hp.n_head_kv_l[c.il], N = c.T * c.B, il = c.il;
+    // OLMo's attention.clamp_kqv, as llama.cpp's build_qkv applies it (after the biases)
+    auto clamped = [&](ggml_tensor * t) { return hp.clamp_kqv > 0.0f ? ggml_clamp(ctx, t, -hp.clamp_kqv, hp.clamp_kqv) : t; };
     if (L.wqkv) {
         // fused Q/K/V as llama.cpp's build_qkv splits them: heads of Q, then K, then V per token
-        ggml_tensor * f = tag(add_bias(ctx, c.mm(L.wqkv, x), L.bqkv), "qkv", il);
+        ggml_tensor * f = tag(clamped(add_bias(ctx, c.mm(L.wqkv, x), L.bqkv)), "qkv", il);
         const size_t e = ggml_element_size(f), third = (size_t) f->ne[0] / 3 * e; // CogVLM's K and V offsets
         q = ggml_view_3d(ctx, f, hd, nh, N, hd * e, f->nb[1], 0);
         k = ggml_view_3d(ctx, f, hd, nkv, N, hd * e, f->nb[1], d.qkv_thirds ? third : (size_t) hd * nh * e);
         v = ggml_view_3d(ctx, f, hd, nkv, N, hd * e, f->nb[1], d.qkv_thirds ? 2 * third : (size_t) hd * (nh + nkv) * e);
     } else {
-        q = tag(add_bias(ctx, c.mm(L.wq, x), L.bq), "q", il);
-        k = tag(add_bias(ctx, c.mm(L.wk, x), L.bk), "k", il);
-        v = tag(add_bias(ctx, c.mm(L.wv, x), L.bv), "v", il);
+        q = tag(clamped(add_bias(ctx, c.mm(L.wq, x), L.bq)), "q", il);
+        k = tag(clamped(add_bias(ctx, c.mm(L.wk, x), L.bk)), "k", il);
+        v = tag(clamped(add_bias(ctx, c.mm(L.wv, x), L.bv)), "v", il);
         if (d.qk_norm == arch::QkNorm::WHOLE) {
             q = c.norm(q, L.q_norm);
             k = c.norm(k, L.k_norm);
@@ -365,6 +367,7 @@ ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone
     ggml_tensor * inpL = ggml_get_rows(ctx, m.tok_embd, in.tokens);
     if (hp.embedding_scale != 0.0f) inpL = ggml_scale(ctx, inpL, hp.embedding_scale);
     if (d.embeddings_skip) inpL = ggml_rms_norm(ctx, inpL, hp.norm_eps);
+    if (m.tok_norm) inpL = tag(norm(ctx, hp, inpL, m.tok_norm, m.tok_norm_b), "inp_norm", -1); // BLOOM
     if (m.pos_embd) { // GPT-2, StarCoder: one learned row per position
         if (T > m.pos_embd->ne[1]) {
             fail(HONE_E_INVALID_ARG, "%s: a window of %d tokens is longer than the model's %lld learned positions (its context_length)",

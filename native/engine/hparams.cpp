@@ -329,6 +329,7 @@ void read_hparams(hone_model & m) {
     if (d.delta_net) read_delta_net(m);
     // Train with the epsilon inference will use, read or not.
     hp.norm_eps = d.zero_norm_eps ? 0.0f : gguf_f32(g, a + arch::norm_eps_key(d.norm_kind), 1e-5f);
+    if (d.clamp_kqv_key) hp.clamp_kqv = gguf_f32(g, a + "attention.clamp_kqv", 0.0f);
     if (d.parallel_residual_key) hp.parallel_residual = gguf_bool(g, a + "use_parallel_residual", false);
     const uint32_t loops = d.refuses_loops ? gguf_u32(g, a + "num_loops", false, 1) : 1;
     if (loops > 1) fail(HONE_E_UNSUPPORTED, "%s: looped layers (%snum_loops = %u) cannot train yet", m.path.c_str(), a.c_str(), loops);

@@ -170,6 +170,10 @@ static void bind_weights(hone_model & m) {
     m.tied_output = m.output == nullptr;
     if (m.tied_output) m.output = m.tok_embd;
     m.rope_freqs = m.weight("rope_freqs.weight", false);
+    if (d.embeddings_normed) {
+        m.tok_norm = m.weight("token_embd_norm.weight", true);
+        m.tok_norm_b = m.weight("token_embd_norm.bias", false);
+    }
     if (d.positions == arch::Positions::LEARNED) m.pos_embd = m.weight("position_embd.weight", true);
     m.hp.n_vocab = (int) m.tok_embd->ne[1];
     const bool pre_norms = d.norms == arch::Norms::PRE || d.norms == arch::Norms::SANDWICH || d.norms == arch::Norms::PARALLEL;

@@ -52,6 +52,7 @@ struct Hparams {
     float q_scale = 0.0f;            // Q times this after RoPE, and the KQ scale 1 (0: not used)
     float final_softcap = 0.0f;      // logits = cap * tanh(logits / cap) (0: not used)
     float attn_softcap = 0.0f;       // attention scores = cap * tanh(scores / cap) before the softmax
+    float clamp_kqv = 0.0f;          // > 0: Q, K and V clamped to [-clamp_kqv, clamp_kqv] after their projections
     float norm_eps = 1e-5f;          // RMS or LayerNorm epsilon, as the description's norm kind reads it
     bool parallel_residual = false;  // GPT-NeoX's use_parallel_residual
     float rope_freq_base = 10000.0f;
@@ -123,6 +124,7 @@ struct hone_model {
 
     ggml_tensor * tok_embd = nullptr, * output_norm = nullptr, * output = nullptr, * rope_freqs = nullptr;
     ggml_tensor * output_norm_b = nullptr, * output_b = nullptr; // LayerNorm's bias; a bias on the logits (Phi-2)
+    ggml_tensor * tok_norm = nullptr, * tok_norm_b = nullptr; // the embeddings' norm (arch::Desc::embeddings_normed)
     ggml_tensor * pos_embd = nullptr; // learned absolute positions [n_embd, context_length] (arch::Positions::LEARNED)
     bool tied_output = false;
     std::vector<hone::LayerWeights> layers;

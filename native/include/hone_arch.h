@@ -163,6 +163,8 @@ struct Desc {
     Softcap attn_softcap, final_softcap;
     bool embeddings_sqrt_scaled = false; // embeddings times √n_embd (Gemma)
     bool embeddings_skip = false;   // embeddings RMS-normed, added back per layer times layer_output_scale (Talkie)
+    bool clamp_kqv_key = false;     // attention.clamp_kqv (optional): Q, K and V clamped to ±it after their projections (OLMo)
+    bool embeddings_normed = false; // the embeddings normed by token_embd_norm (weight, bias) before the first layer (BLOOM)
     bool zero_norm_eps = false;     // the pinned loader reads no epsilon: it stays 0 (Qwen2-VL)
     bool refuses_loops = false;     // num_loops > 1 (looped layers) is refused (Nanbeige)
     // attention.temperature_scale (Mistral 3, as Llama 4): Q times log(floor(pos / n_ctx_orig) + 1) * scale + 1 after RoPE

@@ -64,6 +64,11 @@ const CASES: Record<string, { arch: string; kv?: string; probe?: string[]; ownGr
   orion: { arch: 'orion' },                                                  // llama's graph with LayerNorms
   'command-r': { arch: 'command-r', kv: 'logit_scale=0.5' },                 // bias-free LayerNorm, attention and SwiGLU side by side, logits scaled
   gpt2: { arch: 'gpt2', fwd: GELU_TABLE },                                   // learned absolute positions, no RoPE, fused Q/K/V, GELU FFN
+  bloom: { arch: 'bloom', fwd: GELU_TABLE },                                 // embeddings LayerNormed, ALiBi through the mask, GELU FFN
+  olmo: { arch: 'olmo' },                                                    // LayerNorms without weights, normal RoPE
+  // Q/K/V clamped after their projections (active at 0.2: the logits differ from the unclamped probe's; tighter bounds
+  // put elements on the clamp's kink, where finite differences are not the derivative)
+  'olmo-clamp': { arch: 'olmo', kv: 'attention.clamp_kqv=0.2' },
   starcoder: { arch: 'starcoder', fwd: GELU_TABLE, kv: 'attention.head_count_kv=1' }, // GPT-2's graph with multi-query K/V
   // gated delta-net layers and gated-Q attention; the probe's delta-net gradients are larger: a smaller step
   qwen35: { arch: 'qwen35', kv: DELTA_NET_KV, probe: DELTA_NET_TENSORS, ownGraph: true, lr: '1e-2' },

@@ -65,6 +65,23 @@ std::vector<Desc> layernorm_family() {
         v.push_back(d);
     }
     {
+        Desc d = layernorm_base("bloom", "BLOOM, BLOOMZ",
+                                "the embeddings LayerNormed, then LayerNorms with biases, fused Q/K/V with a bias, ALiBi (max bias 8, as llama.cpp hard-codes it) through the mask, a GELU FFN, biases on every projection");
+        d.positions = Positions::ALIBI;
+        d.embeddings_normed = true;
+        d.ffn = Ffn::GELU;
+        d.tensors.fused_qkv = d.tensors.qkv_bias = d.tensors.out_bias = d.tensors.ffn_bias = true;
+        v.push_back(d);
+    }
+    {
+        Desc d = layernorm_base("olmo", "OLMo (1)",
+                                "LayerNorms without weights or biases (before attention, before the FFN, before the head), normal RoPE, SwiGLU, Q/K/V clamped to ±`attention.clamp_kqv` when the file gives it");
+        d.norms = Norms::WEIGHTLESS;
+        d.rope = Rope::NORMAL;
+        d.clamp_kqv_key = true;
+        v.push_back(d);
+    }
+    {
         Desc d = layernorm_base("orion", "Orion", "llama's graph with LayerNorms (weights and biases) and NeoX RoPE");
         v.push_back(d);
     }
