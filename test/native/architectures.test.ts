@@ -66,9 +66,6 @@ const CASES: Record<string, { arch: string; kv?: string; probe?: string[]; ownGr
   gpt2: { arch: 'gpt2', fwd: GELU_TABLE },                                   // learned absolute positions, no RoPE, fused Q/K/V, GELU FFN
   bloom: { arch: 'bloom', fwd: GELU_TABLE },                                 // embeddings LayerNormed, ALiBi through the mask, GELU FFN
   olmo: { arch: 'olmo' },                                                    // LayerNorms without weights, normal RoPE
-  // Q/K/V clamped after their projections (active at 0.2: the logits differ from the unclamped probe's; tighter bounds
-  // put elements on the clamp's kink, where finite differences are not the derivative)
-  'olmo-clamp': { arch: 'olmo', kv: 'attention.clamp_kqv=0.2' },
   starcoder: { arch: 'starcoder', fwd: GELU_TABLE, kv: 'attention.head_count_kv=1' }, // GPT-2's graph with multi-query K/V
   // gated delta-net layers and gated-Q attention; the probe's delta-net gradients are larger: a smaller step
   qwen35: { arch: 'qwen35', kv: DELTA_NET_KV, probe: DELTA_NET_TENSORS, ownGraph: true, lr: '1e-2' },
@@ -182,6 +179,21 @@ describe('architectures made from their loaders: forward equals llama.cpp, gradi
       '--targets', 'attn_output,ffn_down']);
     assert.equal(r.code, 1);
     assert.match(r.stderr, /llama\.cpp cannot apply a LoRA to attn_output or ffn_down/);
+  });
+
+  // OLMo's attention.clamp_kqv: Q, K and V clamped after their projections. Forward only: the
+  // clamp's kinks put some elements where finite differences are not the derivative.
+  test('olmo with attention.clamp_kqv: forward equals llama.cpp, and the clamp changes it', () => {
+    const logits = (kv?: string) => {
+      const model = join(dir, `olmo-${kv ? 'clamped' : 'plain'}.gguf`);
+      assert.equal(honeTrain(['probe-arch', '--arch', 'olmo', '--vocab-from', vocab('llama-spm'), '--out', model, ...(kv ? ['--kv', kv] : [])]).code, 0);
+      const fwd = honeTrain(['check-forward', '--model', model, '--perturb-b', '0.05', '--text', TEXT, '--json']);
+      assert.equal(fwd.code, 0, fwd.stderr);
+      assert.ok(fwd.events[0].max_rel_diff <= 1e-5, JSON.stringify(fwd.events[0]));
+      return fwd.events[0].max_abs_logit;
+    };
+    const plain = logits(), clamped = logits('attention.clamp_kqv=0.05');
+    assert.ok(Math.abs(clamped - plain) > 0.05, `max |logit| ${plain} unclamped, ${clamped} clamped`);
   });
 
   test('gpt2: a window longer than its learned positions is refused, naming them', () => {
