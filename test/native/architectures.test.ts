@@ -63,6 +63,8 @@ const CASES: Record<string, { arch: string; kv?: string; probe?: string[]; ownGr
   falcon: { arch: 'falcon', fwd: GELU_TABLE },                               // one norm, attention and GELU FFN side by side, fused Q/K/V
   orion: { arch: 'orion' },                                                  // llama's graph with LayerNorms
   'command-r': { arch: 'command-r', kv: 'logit_scale=0.5' },                 // bias-free LayerNorm, attention and SwiGLU side by side, logits scaled
+  // layer 0 windowed (3 positions) with RoPE, layer 1 global without
+  cohere2: { arch: 'cohere2', kv: 'attention.sliding_window=3,attention.sliding_window_pattern=2,logit_scale=0.5' },
   gpt2: { arch: 'gpt2', fwd: GELU_TABLE },                                   // learned absolute positions, no RoPE, fused Q/K/V, GELU FFN
   bloom: { arch: 'bloom', fwd: GELU_TABLE },                                 // embeddings LayerNormed, ALiBi through the mask, GELU FFN
   olmo: { arch: 'olmo' },                                                    // LayerNorms without weights, normal RoPE

@@ -92,6 +92,12 @@ std::vector<Desc> layernorm_family() {
         d.norms = Norms::PARALLEL;
         d.scales = Scales::LOGIT_MULTIPLIED; // optional here: without it llama.cpp leaves the logits as they are
         v.push_back(d);
+        d.name = "cohere2";
+        d.covers = "Command R7B, Command A";
+        d.details = "Command-R's layout with sliding windows: every layer but the last of each `sliding_window_pattern` (default 4) attends to a window with RoPE, the others globally without RoPE; `logit_scale` required";
+        d.window = { Windows::PERIODIC, WindowWhen::IF_WINDOW, 4, 0, 0, WindowRope::GLOBAL_NOPE };
+        d.required_keys = { { "attention.sliding_window", KeyType::U32 }, { "logit_scale", KeyType::F32 } };
+        v.push_back(d);
     }
     return v;
 }
