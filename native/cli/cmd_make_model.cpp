@@ -72,7 +72,7 @@ std::vector<TensorPlan> plan(const Spec & s) {
     w("token_embd.weight", "token_embd", 0, s.n_embd, s.n_vocab);
     v("output_norm.weight", s.n_embd, 0.0f);
     if (s.desc->norm_kind == hone::arch::NormKind::LAYER) v("output_norm.bias", s.n_embd, sd);
-    if (!s.tied && !s.desc->always_tied) w("output.weight", "output", 0, s.n_embd, s.n_vocab);
+    if ((!s.tied || s.desc->tensors.output_required) && !s.desc->always_tied) w("output.weight", "output", 0, s.n_embd, s.n_vocab);
     if (s.desc->tensors.output_bias) v("output.bias", s.n_vocab, sd);
     using namespace hone::arch;
     const Desc & d = *s.desc;

@@ -82,6 +82,13 @@ std::vector<Desc> layernorm_family() {
         v.push_back(d);
     }
     {
+        Desc d = layernorm_base("nemotron", "Nemotron (Minitron, Nemotron-4)",
+                                "LayerNorms with biases (Nemotron's +1 folded into the weights by the conversion), partial NeoX RoPE, an FFN of relu(up·x)² with no gate and optional biases, a head of its own");
+        d.ffn = Ffn::RELU2;
+        d.tensors.output_required = true;
+        v.push_back(d);
+    }
+    {
         Desc d = layernorm_base("orion", "Orion", "llama's graph with LayerNorms (weights and biases) and NeoX RoPE");
         v.push_back(d);
     }
