@@ -186,6 +186,7 @@ static void read_rope(hone_model & m) {
         fail(HONE_E_FORMAT, "%s: '%srope.dimension_count' is %d: it must be even and at most the head size %d", m.path.c_str(), a.c_str(), hp.n_rot, hp.head_dim);
     }
     if (d.positions == arch::Positions::ALIBI) hp.alibi_max_bias = 8.0f;
+    if (d.positions == arch::Positions::ALIBI_KEY) hp.alibi_max_bias = gguf_f32(g, a + "attention.max_alibi_bias", 0.0f);
     if (d.positions == arch::Positions::BY_DEPTH) {
         if (hp.n_layer != 32) hp.rope_type = -1;
         if (hp.n_layer == 40) hp.alibi_max_bias = 8.0f;
@@ -223,6 +224,7 @@ static void read_scales(hone_model & m) {
         hp.attention_scale = gguf_f32(g, a + "attention.scale", 0.0f);
     }
     if (d.scales == arch::Scales::LOGIT_MULTIPLIED) hp.logit_scale = gguf_f32(g, a + "logit_scale", 1.0f);
+    if (d.kq_scale_inverse_dim) hp.attention_scale = 1.0f / (float) hp.head_dim;
     if (d.embeddings_sqrt_scaled) hp.embedding_scale = std::sqrt((float) hp.n_embd);
     if (d.q_scale == arch::QScale::HEAD_DIM) {
         const bool by_embd = d.q_scale_embd_depth > 0 && hp.n_layer == d.q_scale_embd_depth;
@@ -323,7 +325,8 @@ void read_hparams(hone_model & m) {
     const arch::Desc & d = *hp.desc;
     const std::string a = hp.arch_name + ".";
     for (const arch::RequiredKey & k : d.required_keys) require_key(m, a + k.name);
-    hp.rope_type = d.positions == arch::Positions::ALIBI || d.positions == arch::Positions::LEARNED ? -1 : ggml_rope_type(d.rope);
+    const bool no_rope = d.positions == arch::Positions::ALIBI || d.positions == arch::Positions::ALIBI_KEY || d.positions == arch::Positions::LEARNED;
+    hp.rope_type = no_rope ? -1 : ggml_rope_type(d.rope);
     read_counts(m);
     if (d.moe != arch::Moe::NONE) read_experts(m);
     if (d.delta_net) read_delta_net(m);

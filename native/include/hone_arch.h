@@ -69,6 +69,7 @@ bool has_shared_expert(Moe m);
 enum class Positions {
     ROPE,     // rotary embeddings of `rope` kind
     ALIBI,    // ALiBi with max bias 8, as llama.cpp hard-codes it (Refact)
+    ALIBI_KEY, // ALiBi with the file's attention.max_alibi_bias; absent or 0: no positions at all, as llama.cpp (JAIS)
     BY_DEPTH, // Baichuan: RoPE at 32 layers, ALiBi at 40, neither at any other depth
     LEARNED,  // absolute position embeddings (`position_embd`, one row per position up to context_length) added to the token embeddings (GPT-2, StarCoder)
 };
@@ -163,6 +164,7 @@ struct Desc {
     Softcap attn_softcap, final_softcap;
     bool embeddings_sqrt_scaled = false; // embeddings times √n_embd (Gemma)
     bool embeddings_skip = false;   // embeddings RMS-normed, added back per layer times layer_output_scale (Talkie)
+    bool kq_scale_inverse_dim = false; // the KQ scale is 1/head_dim, not 1/√head_dim (JAIS)
     bool clamp_kqv_key = false;     // attention.clamp_kqv (optional): Q, K and V clamped to ±it after their projections (OLMo)
     bool embeddings_normed = false; // the embeddings normed by token_embd_norm (weight, bias) before the first layer (BLOOM)
     bool zero_norm_eps = false;     // the pinned loader reads no epsilon: it stays 0 (Qwen2-VL)

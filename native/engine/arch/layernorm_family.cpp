@@ -89,6 +89,14 @@ std::vector<Desc> layernorm_family() {
         v.push_back(d);
     }
     {
+        Desc d = layernorm_base("jais", "JAIS",
+                                "LayerNorms with biases, fused Q/K/V with a bias, ALiBi through the mask with the file's `attention.max_alibi_bias` (none without it), KQ scaled by 1/head_dim, SwiGLU with biases, a head of its own");
+        d.positions = Positions::ALIBI_KEY;
+        d.kq_scale_inverse_dim = true;
+        d.tensors.fused_qkv = d.tensors.qkv_bias = d.tensors.out_bias = d.tensors.ffn_bias = d.tensors.output_required = true;
+        v.push_back(d);
+    }
+    {
         Desc d = layernorm_base("orion", "Orion", "llama's graph with LayerNorms (weights and biases) and NeoX RoPE");
         v.push_back(d);
     }

@@ -97,6 +97,7 @@ const char * name_of(Positions v) {
     switch (v) {
         case Positions::ROPE: return "rope";
         case Positions::ALIBI: return "alibi";
+        case Positions::ALIBI_KEY: return "alibi_key";
         case Positions::LEARNED: return "learned";
         case Positions::BY_DEPTH: return "by_depth";
     }
