@@ -92,18 +92,21 @@ ggml_tensor * hone_model::weight(const std::string & tname, bool required) const
     return t;
 }
 
+// Binds blk.il.what, which must have the shape [ne0, ne1, ne2] (`why`: where the shape comes from).
+static void bind_shaped(const hone_model & m, ggml_tensor *& t, int il, const char * what, int64_t ne0, int64_t ne1, int64_t ne2,
+                        const std::string & why) {
+    t = m.weight(strfmt("blk.%d.%s", il, what), true);
+    if (t->ne[0] != ne0 || t->ne[1] != ne1 || t->ne[2] != ne2 || t->ne[3] != 1) {
+        fail(HONE_E_FORMAT, "%s: tensor '%s' has shape [%lld, %lld, %lld], expected [%lld, %lld, %lld] (%s)", m.path.c_str(), t->name,
+             (long long) t->ne[0], (long long) t->ne[1], (long long) t->ne[2], (long long) ne0, (long long) ne1, (long long) ne2, why.c_str());
+    }
+}
+
 // A mixture-of-experts layer's router and experts, with the shapes llama.cpp's loader requires.
 static void bind_experts(hone_model & m, LayerWeights & L, int il) {
     const Hparams & hp = m.hp;
-    // binds blk.il.what, which must have the shape [ne0, ne1, ne2]
-    auto bind = [&](ggml_tensor *& t, const char * what, int64_t ne0, int64_t ne1, int64_t ne2) {
-        t = m.weight(strfmt("blk.%d.%s", il, what), true);
-        if (t->ne[0] != ne0 || t->ne[1] != ne1 || t->ne[2] != ne2 || t->ne[3] != 1) {
-            fail(HONE_E_FORMAT, "%s: tensor '%s' has shape [%lld, %lld, %lld], expected [%lld, %lld, %lld] (%d experts of FFN width %d)",
-                 m.path.c_str(), t->name, (long long) t->ne[0], (long long) t->ne[1], (long long) t->ne[2],
-                 (long long) ne0, (long long) ne1, (long long) ne2, hp.n_expert, hp.n_ff_exp);
-        }
-    };
+    const std::string why = strfmt("%d experts of FFN width %d", hp.n_expert, hp.n_ff_exp);
+    auto bind = [&](ggml_tensor *& t, const char * what, int64_t ne0, int64_t ne1, int64_t ne2) { bind_shaped(m, t, il, what, ne0, ne1, ne2, why); };
     const int64_t E = hp.n_expert, F = hp.n_ff_exp, D = hp.n_embd, FS = hp.n_ff_shexp;
     bind(L.ffn_gate_inp, "ffn_gate_inp.weight", D, E, 1);
     bind(L.ffn_gate_exps, "ffn_gate_exps.weight", D, F, E);
@@ -128,13 +131,7 @@ static void bind_delta_net(hone_model & m, LayerWeights & L, int il) {
     const Hparams & hp = m.hp;
     const int64_t D = hp.n_embd, Hv = hp.ssm_dt_rank, dk = hp.ssm_d_state, inner = hp.ssm_d_inner;
     const int64_t channels = 2 * hp.ssm_n_group * dk + inner; // Q, K and V, convolved together
-    auto bind = [&](ggml_tensor *& t, const char * what, int64_t ne0, int64_t ne1) {
-        t = m.weight(strfmt("blk.%d.%s", il, what), true);
-        if (t->ne[0] != ne0 || t->ne[1] != ne1 || t->ne[2] != 1 || t->ne[3] != 1) {
-            fail(HONE_E_FORMAT, "%s: tensor '%s' has shape [%lld, %lld, %lld], expected [%lld, %lld] (the file's ssm.* sizes)",
-                 m.path.c_str(), t->name, (long long) t->ne[0], (long long) t->ne[1], (long long) t->ne[2], (long long) ne0, (long long) ne1);
-        }
-    };
+    auto bind = [&](ggml_tensor *& t, const char * what, int64_t ne0, int64_t ne1) { bind_shaped(m, t, il, what, ne0, ne1, 1, "the file's ssm.* sizes"); };
     bind(L.wqkv, "attn_qkv.weight", D, channels);
     bind(L.wqkv_gate, "attn_gate.weight", D, inner);
     bind(L.ssm_conv1d, "ssm_conv1d.weight", hp.ssm_d_conv, channels);
