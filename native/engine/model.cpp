@@ -159,7 +159,7 @@ static void bind_weights(hone_model & m) {
     }
     const arch::Desc & d = *hp.desc;
     const bool weightless = d.norms == arch::Norms::WEIGHTLESS;
-    m.tok_embd = m.weight("token_embd.weight", true);
+    m.tok_embd = m.weight("token_embd.weight", !d.tensors.embd_from_output);
     m.output_norm = m.weight("output_norm.weight", !weightless);
     m.output_norm_b = m.weight("output_norm.bias", false);
     m.output_b = m.weight("output.bias", false);
@@ -172,6 +172,7 @@ static void bind_weights(hone_model & m) {
         m.tok_norm_b = m.weight("token_embd_norm.bias", false);
     }
     if (d.positions == arch::Positions::LEARNED) m.pos_embd = m.weight("position_embd.weight", true);
+    if (!m.tok_embd) m.tok_embd = m.output; // CodeShell without token_embd (its head is required)
     m.hp.n_vocab = (int) m.tok_embd->ne[1];
     const bool pre_norms = d.norms == arch::Norms::PRE || d.norms == arch::Norms::SANDWICH || d.norms == arch::Norms::PARALLEL;
     const bool post_norms = d.norms == arch::Norms::POST || d.norms == arch::Norms::SANDWICH;

@@ -188,6 +188,7 @@ struct Desc {
         std::string post_norm_suffix = ".weight"; // post_attention_norm / post_ffw_norm + this
         bool sinks_required = false;              // attn_sinks.weight in every layer (Granite 4)
         bool output_required = false;             // output.weight: no tying to token_embd (Talkie)
+        bool embd_from_output = false;            // no token_embd: the head's matrix embeds the tokens (CodeShell)
         bool ffn_norm_optional = false;           // no FFN norm: the FFN reads attention's normed input (StableLM 2 12B)
         // what released files hold (make-model writes them; the loader reads them where present)
         bool qkv_bias = false;

@@ -67,6 +67,7 @@ const CASES: Record<string, { arch: string; kv?: string; probe?: string[]; ownGr
   cohere2: { arch: 'cohere2', kv: 'attention.sliding_window=3,attention.sliding_window_pattern=2,logit_scale=0.5' },
   nemotron: { arch: 'nemotron', kv: 'rope.dimension_count=8' },             // LayerNorms, partial NeoX RoPE, relu² FFN, untied head
   jais: { arch: 'jais', kv: 'attention.max_alibi_bias=8' },                  // ALiBi from the file's bias, KQ scaled by 1/head_dim, SwiGLU with biases
+  codeshell: { arch: 'codeshell', fwd: GELU_TABLE },                         // LayerNorms, biases, NeoX RoPE, GELU FFN, untied head
   gpt2: { arch: 'gpt2', fwd: GELU_TABLE },                                   // learned absolute positions, no RoPE, fused Q/K/V, GELU FFN
   bloom: { arch: 'bloom', fwd: GELU_TABLE },                                 // embeddings LayerNormed, ALiBi through the mask, GELU FFN
   olmo: { arch: 'olmo' },                                                    // LayerNorms without weights, normal RoPE

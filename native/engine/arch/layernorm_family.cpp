@@ -97,6 +97,14 @@ std::vector<Desc> layernorm_family() {
         v.push_back(d);
     }
     {
+        Desc d = layernorm_base("codeshell", "CodeShell",
+                                "LayerNorms with biases, Q/K/V with biases, NeoX RoPE, a GELU FFN with biases, a head of its own");
+        d.ffn = Ffn::GELU;
+        d.tensors.fused_qkv = d.tensors.qkv_bias = d.tensors.out_bias = d.tensors.ffn_bias = d.tensors.output_required = true;
+        d.tensors.embd_from_output = true;
+        v.push_back(d);
+    }
+    {
         Desc d = layernorm_base("orion", "Orion", "llama's graph with LayerNorms (weights and biases) and NeoX RoPE");
         v.push_back(d);
     }
