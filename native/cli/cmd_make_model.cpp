@@ -26,6 +26,7 @@ struct Spec {
     const hone::arch::Desc * desc; // the layout written: the architecture's description
     int n_embd, n_layer, n_head, n_kv, n_ff, head_dim, n_vocab, ctx;
     int n_expert, n_expert_used, n_ff_exp; // mixture-of-experts descriptions only
+    int ssm_conv, ssm_state, ssm_groups, ssm_heads; // gated delta-net layers (arch::Desc::delta_net) only
     bool tied;
     bool ffn_biases; // --ffn-biases: gate/up/down biases, optional tensors llama's loader reads
     std::string type;
@@ -37,8 +38,9 @@ struct TensorPlan {
     std::string name;
     int64_t ne0, ne1;
     ggml_type type;
-    float init_std; // 0: constant 1 (norm weights)
+    float init_std; // 0: constant init_value (norm weights: 1)
     int64_t ne2 = 1; // experts
+    float init_value = 1.0f;
 };
 
 // llama-quantize's Q4_K_M rule: attn_v and ffn_down get Q6_K in the first and last eighth of
@@ -88,7 +90,25 @@ std::vector<TensorPlan> plan(const Spec & s) {
         const bool layer_norm = d.norm_kind == NormKind::LAYER; // LayerNorms have biases
         if (pre) v(n("attn_norm.weight"), s.n_embd, 0.0f);
         if (pre && layer_norm) v(n("attn_norm.bias"), s.n_embd, sd);
-        if (d.tensors.fused_qkv) {
+        if (d.delta_net && (il + 1) % 4 != 0) {
+            // a gated delta-net layer (three of every four, full_attention_interval 4): Q, K, V in
+            // one projection, the output gate, the convolution (F32, as llama-quantize leaves it),
+            // a decay of e^(-softplus(alpha - 4)) per token (A = -1, dt bias -4: a long memory)
+            const int64_t inner = (int64_t) s.ssm_heads * s.ssm_state, channels = 2 * (int64_t) s.ssm_groups * s.ssm_state + inner;
+            w(n("attn_qkv.weight"), "attn_qkv", il, s.n_embd, channels);
+            w(n("attn_gate.weight"), "attn_gate", il, s.n_embd, inner);
+            t.push_back({ n("ssm_conv1d.weight"), s.ssm_conv, channels, GGML_TYPE_F32, 0.3f });
+            t.push_back({ n("ssm_dt.bias"), s.ssm_heads, 1, GGML_TYPE_F32, 0.0f, 1, -4.0f });
+            t.push_back({ n("ssm_a"), s.ssm_heads, 1, GGML_TYPE_F32, 0.0f, 1, -1.0f });
+            w(n("ssm_beta.weight"), "ssm_beta", il, s.n_embd, s.ssm_heads);
+            w(n("ssm_alpha.weight"), "ssm_alpha", il, s.n_embd, s.ssm_heads);
+            v(n("ssm_norm.weight"), s.ssm_state, 0.0f);
+            w(n("ssm_out.weight"), "ssm_out", il, inner, s.n_embd);
+        } else if (d.q_gate) { // each head's Q and its output gate, then K, V and the output
+            w(n("attn_q.weight"), "attn_q", il, s.n_embd, 2 * q);
+            w(n("attn_k.weight"), "attn_k", il, s.n_embd, kv);
+            w(n("attn_v.weight"), "attn_v", il, s.n_embd, kv);
+        } else if (d.tensors.fused_qkv) {
             w(n("attn_qkv.weight"), "attn_qkv", il, s.n_embd, q + 2 * kv);
             if (d.tensors.qkv_bias) v(n("attn_qkv.bias"), q + 2 * kv, sd);
         } else {
@@ -101,10 +121,11 @@ std::vector<TensorPlan> plan(const Spec & s) {
                 v(n("attn_v.bias"), kv, sd);
             }
         }
-        w(n("attn_output.weight"), "attn_output", il, q, s.n_embd);
+        const bool attention = !d.delta_net || (il + 1) % 4 == 0;
+        if (attention) w(n("attn_output.weight"), "attn_output", il, q, s.n_embd);
         if (d.tensors.out_bias) v(n("attn_output.bias"), s.n_embd, sd);
         if (d.tensors.sinks_required) v(n("attn_sinks.weight"), s.n_head, 0.5f); // sink logits of the order of the scores
-        if (d.qk_norm != QkNorm::IF_PRESENT) {
+        if (attention && d.qk_norm != QkNorm::IF_PRESENT) {
             v(n("attn_q_norm.weight"), whole ? q : s.head_dim, 0.0f);
             v(n("attn_k_norm.weight"), whole ? kv : s.head_dim, 0.0f);
         }
@@ -172,7 +193,7 @@ void fill_tensor(const TensorPlan & tp, uint64_t seed, int threads, std::vector<
             std::vector<float> rows((size_t) chunk * tp.ne0);
             for (int64_t r = r0; r < r1; r += chunk) {
                 const int64_t nr = std::min(chunk, r1 - r);
-                for (int64_t i = 0; i < nr * tp.ne0; i++) rows[i] = tp.init_std == 0.0f ? 1.0f : u(rng);
+                for (int64_t i = 0; i < nr * tp.ne0; i++) rows[i] = tp.init_std == 0.0f ? tp.init_value : u(rng);
                 uint8_t * dst = out.data() + (size_t) r * row_bytes;
                 if (tp.type == GGML_TYPE_F32) memcpy(dst, rows.data(), (size_t) nr * tp.ne0 * sizeof(float));
                 else if (tp.type == GGML_TYPE_F16) ggml_fp32_to_fp16_row(rows.data(), (ggml_fp16_t *) dst, nr * tp.ne0);
@@ -196,7 +217,8 @@ std::string cannot_write(const hone::arch::Desc & d) {
     for (const hone::arch::RequiredKey & k : d.required_keys) {
         const bool experts = d.moe != hone::arch::Moe::NONE && (k.name == "expert_count" || k.name == "expert_used_count" || k.name == "expert_feed_forward_length");
         const bool window = k.name == "attention.sliding_window" && d.window.layout == hone::arch::Windows::PERIODIC; // written: --kv or 4
-        const bool written = experts || window || k.name == "rope.dimension_sections" || k.type == hone::arch::KeyType::BOOL ||
+        const bool ssm = d.delta_net && k.name.rfind("ssm.", 0) == 0;
+        const bool written = experts || window || ssm || k.name == "rope.dimension_sections" || k.type == hone::arch::KeyType::BOOL ||
                              (k.name == "logit_scale" && d.scales == hone::arch::Scales::GRANITE);
         if (!written) return "the key " + k.name;
     }
@@ -214,7 +236,7 @@ int file_type(const std::string & t) {
 
 int cmd_make_model(int argc, char ** argv) {
     Args a(argc, argv, 2, { "arch", "embd", "layers", "heads", "kv-heads", "ff", "head-dim", "vocab-from", "type", "out", "ctx", "seed", "threads",
-             "chat-template-file", "kv", "experts", "experts-used", "expert-ff", "rope-yarn" },
+             "chat-template-file", "kv", "experts", "experts-used", "expert-ff", "rope-yarn", "ssm-conv", "ssm-state", "ssm-groups", "ssm-heads" },
            { "tied", "json", "ffn-biases" });
     const bool json = a.flag("json");
     Spec s;
@@ -250,6 +272,17 @@ int cmd_make_model(int argc, char ** argv) {
     if (!moe && (a.has("experts") || a.has("experts-used") || a.has("expert-ff"))) throw UsageError(s.arch + " has no experts: --experts, --experts-used and --expert-ff apply to mixture-of-experts architectures");
     if (moe && (s.n_expert <= 0 || s.n_expert_used <= 0 || s.n_expert_used > s.n_expert || s.n_ff_exp <= 0)) {
         throw UsageError("--experts and --expert-ff must be positive and --experts-used between 1 and --experts");
+    }
+    const bool dn = s.desc->delta_net;
+    s.ssm_conv = dn ? (int) a.integer("ssm-conv", 4) : 0;
+    s.ssm_state = dn ? (int) a.integer("ssm-state", s.head_dim) : 0;
+    s.ssm_groups = dn ? (int) a.integer("ssm-groups", s.n_kv) : 0;
+    s.ssm_heads = dn ? (int) a.integer("ssm-heads", s.n_head) : 0;
+    if (!dn && (a.has("ssm-conv") || a.has("ssm-state") || a.has("ssm-groups") || a.has("ssm-heads"))) {
+        throw UsageError(s.arch + " has no delta-net layers: --ssm-conv, --ssm-state, --ssm-groups and --ssm-heads apply to qwen35 and qwen35moe");
+    }
+    if (dn && (s.ssm_conv < 1 || s.ssm_state <= 0 || s.ssm_groups <= 0 || s.ssm_heads <= 0 || s.ssm_heads % s.ssm_groups)) {
+        throw UsageError("--ssm-conv, --ssm-state, --ssm-groups and --ssm-heads must be positive and --ssm-heads a multiple of --ssm-groups");
     }
     if (s.desc->qkv_thirds && s.n_kv != s.n_head) throw UsageError(s.arch + " splits its fused Q/K/V in thirds: --kv-heads must equal --heads");
     if (s.head_dim % 2) throw UsageError("--head-dim must be even (RoPE rotates pairs)");
@@ -295,6 +328,14 @@ int cmd_make_model(int argc, char ** argv) {
         gguf_set_val_u32(g, (A + "expert_count").c_str(), s.n_expert);
         gguf_set_val_u32(g, (A + "expert_used_count").c_str(), s.n_expert_used);
         gguf_set_val_u32(g, (A + "expert_feed_forward_length").c_str(), s.n_ff_exp);
+    }
+    if (s.desc->delta_net) {
+        gguf_set_val_u32(g, (A + "ssm.conv_kernel").c_str(), s.ssm_conv);
+        gguf_set_val_u32(g, (A + "ssm.state_size").c_str(), s.ssm_state);
+        gguf_set_val_u32(g, (A + "ssm.group_count").c_str(), s.ssm_groups);
+        gguf_set_val_u32(g, (A + "ssm.time_step_rank").c_str(), s.ssm_heads);
+        gguf_set_val_u32(g, (A + "ssm.inner_size").c_str(), s.ssm_heads * s.ssm_state);
+        gguf_set_val_u32(g, (A + "full_attention_interval").c_str(), 4);
     }
     if (needs_key(*s.desc, "rope.dimension_sections")) {
         // M-RoPE sections in Qwen2-VL's proportions (head_dim 128: 16, 24, 24, 0)

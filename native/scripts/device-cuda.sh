@@ -345,8 +345,8 @@ moe)
 delta-net)
   # Qwen3.5 (issue 22): the probe's hybrid models (gated delta-net layers in Hone's own graph,
   # delta_net.cpp) on CUDA: forward over three 64-token chunks against llama.cpp at f32,
-  # gradients, 4 training steps' op placement (zero CPU ops?); then a Qwen3.5-4B-shaped probe of
-  # DN_LAYERS layers (F32 weights, the qwen2 vocabulary) trained at each of DN_CTX tokens.
+  # gradients, 4 training steps' op placement (zero CPU ops?); then make-model's Qwen3.5-4B shape
+  # (DN_LAYERS layers, default 32; Q4_K_M, the qwen2 vocabulary) trained at each of DN_CTX tokens.
   dn_kv=block_count=4,ssm.conv_kernel=4,ssm.state_size=16,ssm.group_count=2,ssm.time_step_rank=4,ssm.inner_size=64
   dn_tensors=attn_qkv.weight@0:1:2,attn_gate.weight@0:1:2
   sentence="Once upon a time, there was a little dog named Max. He loved to run in the park with his red ball."
@@ -361,14 +361,13 @@ delta-net)
       --json > "$out/dn-$arch.jsonl" 2>> "$out/delta-net.log"
     log "$arch: forward $(echo "$fwd" | grep -o '"max_rel_diff":[^,}]*'); grad $(echo "$grad" | grep -o '"checked":[0-9]*,"failed":[0-9]*'),$(echo "$grad" | grep -o '"pass":[a-z]*'); train: $(python3 "$native/scripts/ops-summary.py" "$out/dn-$arch/ops.json" "$out/dn-$arch.jsonl" 2>&1)"
   done
-  layers=${DN_LAYERS:-8}
-  big=$work/dn-qwen35-4b-$layers.gguf
-  recurrent=$(seq 0 $(( layers - 1 )) | awk '$1 % 4 != 3' | paste -sd:) # the delta-net layers: 3 of every 4
-  [ -f "$big" ] || timeout ${DN_PROBE_TIMEOUT:-200} "$bin/hone-train" probe-arch --arch qwen35 --vocab-from "$(vocab qwen2)" --out "$big" \
-    --layer-tensors "attn_qkv.weight@$recurrent,attn_gate.weight@$recurrent" \
-    --kv block_count=$layers,embedding_length=2560,feed_forward_length=9216,attention.head_count=16,attention.head_count_kv=4,attention.key_length=256,attention.value_length=256,rope.dimension_count=64,rope.dimension_sections=11:11:10:0,ssm.conv_kernel=4,ssm.state_size=128,ssm.group_count=16,ssm.time_step_rank=32,ssm.inner_size=4096 \
-    > /dev/null 2>> "$out/delta-net.log"
-  log "qwen35 4B-shaped probe ($layers layers): $([ -f "$big" ] && echo "$(du -m "$big" | cut -f1) MiB" || echo "not made")"
+  # DN_BIG=0: the tiny models only
+  [ "${DN_BIG:-1}" = 1 ] || continue
+  layers=${DN_LAYERS:-32}
+  big=$work/dn-qwen35-4b-$layers-q4_k_m.gguf
+  [ -f "$big" ] || "$bin/hone-train" make-model --arch qwen35 --embd 2560 --layers $layers --heads 16 --kv-heads 4 --head-dim 256 --ff 9216 \
+    --ssm-state 128 --ssm-groups 16 --ssm-heads 32 --tied --type q4_k_m --vocab-from "$(vocab qwen2)" --out "$big" > /dev/null 2>> "$out/delta-net.log"
+  log "qwen35 4B-shaped Q4_K_M ($layers layers): $([ -f "$big" ] && echo "$(du -m "$big" | cut -f1) MiB" || echo "not made")"
   for ctx in ${DN_CTX:-2048}; do
     [ -f "$big" ] || break
     timeout ${DN_TIMEOUT:-150} "$bin/hone-train" --model "$big" --data "$dev/text.txt" --out "$out/dn-big-$ctx" --backend cuda --steps 3 --ctx $ctx \

@@ -167,6 +167,27 @@ describe('architectures made from their loaders: forward equals llama.cpp, gradi
     });
   }
 
+  // make-model's Qwen3.5 (the benchmarks' models): delta-net layers with a long memory (decay
+  // e^-0.018 per token), 2 key heads over 4 value heads of 32, Qwen's 151936-token vocabulary
+  for (const [arch, type] of [['qwen35', 'f32'], ['qwen35', 'q4_k_m'], ['qwen35moe', 'f32']]) {
+    test(`make-model ${arch} ${type}: forward over three chunks equals llama.cpp${type === 'q4_k_m' ? '; the loss falls' : ''}`, () => {
+      const model = join(dir, `made-${arch}-${type}.gguf`);
+      const m = honeTrain(['make-model', '--arch', arch, '--embd', '256', '--layers', '4', '--heads', '4', '--kv-heads', '2', '--head-dim', '64',
+        '--ff', '512', '--ssm-state', '32', '--ssm-groups', '2', '--ssm-heads', '4', '--type', type, '--vocab-from', vocab('qwen2'), '--out', model,
+        ...(arch === 'qwen35moe' ? ['--experts', '4', '--experts-used', '2', '--expert-ff', '128'] : [])]);
+      assert.equal(m.code, 0, m.stderr);
+      const fwd = honeTrain(['check-forward', '--model', model, '--perturb-b', '0.05', '--text', LONG, '--json']);
+      assert.equal(fwd.code, 0, fwd.stderr);
+      assert.ok(fwd.events[0].tokens > 128, JSON.stringify(fwd.events[0]));
+      assert.ok(fwd.events[0].max_rel_diff <= (type === 'f32' ? 1e-5 : 2e-2), JSON.stringify(fwd.events[0]));
+      if (type !== 'q4_k_m') return;
+      const r = honeTrain(['--model', model, '--data', data, '--out', join(dir, `made-${arch}-run`), '--steps', '8', '--ctx', '64', '--lr', '1e-2', '--json']);
+      assert.equal(r.code, 0, r.stderr);
+      const losses = r.events.filter((e) => e.type === 'step').map((e) => e.loss);
+      assert.ok(losses.at(-1) < losses[0] - 1, `loss ${losses[0]} -> ${losses.at(-1)}`);
+    });
+  }
+
   test('llama with FFN biases (optional tensors its loader reads): forward equals llama.cpp', () => {
     const model = join(dir, 'llama-ffn-biases.gguf');
     const m = honeTrain(['make-model', '--arch', 'llama', '--embd', '64', '--layers', '2', '--heads', '4', '--ff', '128', '--ffn-biases',
