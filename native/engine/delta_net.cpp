@@ -23,6 +23,12 @@ static int doubling_levels(int C) {
     return l;
 }
 
+size_t delta_net_graph_nodes(int T) {
+    const int C = chunk_for(T), chunks = (T + C - 1) / C;
+    // per chunk: ~12 forward nodes and views, their backward and one accumulation per view
+    return 1024 + (size_t) chunks * 160;
+}
+
 DeltaNetInputs make_delta_net_inputs(ggml_context * ctx, const Hparams & hp, int T, int B) {
     DeltaNetInputs dn;
     dn.chunk = chunk_for(T);
@@ -190,7 +196,8 @@ ggml_tensor * delta_net(ggml_context * ctx, const Hparams & hp, const LayerWeigh
             ggml_tensor * upd = mul_mat_f32(ctx, slice(kg_t, c), delta_t); // [dk, dv]
             S = S ? ggml_add(ctx, ggml_mul(ctx, S, slice(elast, c)), upd) : upd;
         }
-        out = N == 1 ? o : ggml_set(ctx, out, o, out->nb[1], out->nb[2], out->nb[3], c * out->nb[2]);
+        // ACC onto zeros rather than SET: SET's backward negates a strided view, which CUDA runs on the CPU
+        out = N == 1 ? o : ggml_acc(ctx, out, o, out->nb[1], out->nb[2], out->nb[3], c * out->nb[2]);
     }
     // [dv, Tp, Hv, B] -> [dv, Hv, T, B]
     ggml_tensor * o = ggml_cont(ctx, ggml_permute(ctx, ggml_reshape_4d(ctx, out, dv, Tp, Hv, B), 0, 2, 1, 3)); // behind a RESHAPE

@@ -29,6 +29,10 @@ struct DeltaNetInputs {
                                       // t is in its lower half, j in its upper (the doubling's off-diagonal blocks)
 };
 
+// Nodes one delta-net layer adds to a training graph of T tokens per sequence (forward, backward
+// and the gradients' accumulation through the chunk loop's views), beyond an attention layer's.
+size_t delta_net_graph_nodes(int T);
+
 // Creates the inputs in ctx (flagged as inputs) for B sequences of T tokens.
 DeltaNetInputs make_delta_net_inputs(ggml_context * ctx, const Hparams & hp, int T, int B);
 // Uploads their values (zeros and triangles).

@@ -19,7 +19,7 @@ hone_status hone_forward_logits(hone_model * m, hone_adapter * ad, const int32_t
     return guard(err, [&] {
         HONE_CHECK_ARG(m && tokens && logits && n > 0, "model, tokens and output are required");
         HONE_CHECK_ARG(!ad || ad->model == m, "the adapter belongs to another model");
-        const size_t gsize = 4096 + (size_t) m->hp.n_layer * 256;
+        const size_t gsize = training_graph_size(m->hp, n); // a forward graph needs less: ample
         ggml_context * ctx = ggml_init({ ggml_tensor_overhead() * gsize + ggml_graph_overhead_custom(gsize, false), nullptr, true });
         ggml_backend_sched_t sched = nullptr;
         struct Cleanup { ggml_context * c; ggml_backend_sched_t * s; ~Cleanup() { if (*s) ggml_backend_sched_free(*s); ggml_free(c); } } cleanup{ ctx, &sched };

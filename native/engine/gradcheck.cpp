@@ -110,7 +110,7 @@ struct Harness {
     }
 
     void build() {
-        const size_t gsize = training_graph_size(m.hp.n_layer);
+        const size_t gsize = training_graph_size(m.hp, T);
         ctx = ggml_init({ ggml_tensor_overhead() * gsize * 3 + 3 * ggml_graph_overhead_custom(gsize, true), nullptr, true });
         for (ggml_tensor * t : ad.trainable()) ggml_set_param(t);
         const TrainingLoss tl = build_training_loss(ctx, m, ad, T, 1);

@@ -48,6 +48,12 @@ ForwardInputs make_forward_inputs(ggml_context * ctx, const Hparams & hp, int T,
     return in;
 }
 
+size_t training_graph_size(const Hparams & hp, int T) {
+    size_t n = 4096 + (size_t) hp.n_layer * 1024;
+    for (char recurrent : hp.recurrent_l) n += recurrent ? delta_net_graph_nodes(T) : 0;
+    return n;
+}
+
 void set_positions(const ForwardInputs & in, const std::vector<int32_t> & pos) {
     if (in.attn_temp && in.attn_temp->buffer) { // as llama.cpp's llm_graph_input_attn_temp
         std::vector<float> t(pos.size());

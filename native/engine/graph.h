@@ -37,11 +37,12 @@ struct ForwardInputs {
     DeltaNetInputs dn; // gated delta-net layers' constants (Qwen3.5); empty otherwise
 };
 
-// Graph size (nodes) for a forward + backward + accumulation graph: measured at about 3x the
-// forward graph; llama.cpp's inference-sized graph overflows at 16 layers, so size from layers.
-inline size_t training_graph_size(int n_layer) { return 4096 + (size_t) n_layer * 1024; }
-
 struct Hparams;
+
+// Graph size (nodes) for a forward + backward + accumulation graph of T tokens per sequence:
+// measured at about 3x the forward graph; llama.cpp's inference-sized graph overflows at 16
+// layers, so size from layers, plus the delta-net layers' chunk loops (delta_net.h).
+size_t training_graph_size(const Hparams & hp, int T);
 
 // Names a layer's tensor "what-il" (the op report and profiles read these names).
 inline ggml_tensor * tag(ggml_tensor * t, const char * what, int il) {

@@ -70,7 +70,9 @@ ggml_tensor * moe_ffn(ggml_context * ctx, const Hparams & hp, const LayerWeights
     if (!shared) return out;
     // the shared expert, gated by sigmoid(g): Qwen2-MoE's as llama.cpp writes it, silu(g) / g;
     // Qwen3.5-MoE's SIGMOID (no backward) through tanh
-    ggml_tensor * g = tag(ggml_mul_mat(ctx, L.ffn_gate_inp_shexp, x), "ffn_shexp_gate_inp", il); // [1, n_tokens]
+    // the gate vector's dot with each token as MUL and SUM_ROWS: a product with a one-row matrix
+    // makes a one-column OUT_PROD in the backward (suspected in a cuBLAS refusal on CUDA, qwen35moe)
+    ggml_tensor * g = tag(ggml_sum_rows(ctx, ggml_mul(ctx, x, L.ffn_gate_inp_shexp)), "ffn_shexp_gate_inp", il); // [1, n_tokens]
     ggml_tensor * sigmoid = renormalised ? sigmoid_differentiable(ctx, g) : ggml_div(ctx, ggml_silu(ctx, g), g);
     ggml_tensor * s = ggml_swiglu_split(ctx, ggml_mul_mat(ctx, L.ffn_gate_shexp, x), ggml_mul_mat(ctx, L.ffn_up_shexp, x));
     s = tag(ggml_mul(ctx, ggml_mul_mat(ctx, L.ffn_down_shexp, s), sigmoid), "ffn_shexp_out", il);

@@ -65,7 +65,7 @@ static ggml_tensor * mark_frozen_param(hone_trainer & tr) {
 static void build_graphs(hone_trainer & tr) {
     hone_model & m = *tr.model;
     hone_adapter & ad = *tr.adapter;
-    const size_t gsize = training_graph_size(m.hp.n_layer);
+    const size_t gsize = training_graph_size(m.hp, tr.T);
     ggml_init_params ip = { ggml_tensor_overhead() * gsize * 2 + 2 * ggml_graph_overhead_custom(gsize, true), nullptr, true };
     tr.ctx_compute = ggml_init(ip);
     ggml_context * ctx = tr.ctx_compute;
