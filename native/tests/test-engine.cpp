@@ -475,12 +475,26 @@ void hparams_cases() {
         d.u32("attention.head_count", 0);
         expect_error(HONE_E_UNSUPPORTED, "no attention or no FFN", [&] { d.read(); });
     });
+    run_case("hparams: Qwen3.5's delta-net layers: three of every four by default, sizes that do not fit refused naming the keys", [] {
+        auto qwen35 = [](uint32_t inner) {
+            Header h("qwen35");
+            h.i32s("rope.dimension_sections", { 2, 3, 3, 0 });
+            for (const char * k : { "ssm.conv_kernel", "ssm.state_size", "ssm.group_count", "ssm.time_step_rank" }) h.u32(k, 4);
+            h.u32("ssm.inner_size", inner);
+            return h;
+        };
+        Header ok = qwen35(16);
+        const Hparams & hp = ok.read();
+        CHECK(hp.recurrent_l == std::vector<char>({ 1, 1, 1, 0 }) && hp.ssm_d_inner == 16 && hp.ssm_dt_rank == 4, "recurrent layers and sizes");
+        Header bad = qwen35(24); // 4 value heads of 6, but state_size 4
+        expect_error(HONE_E_FORMAT, "qwen35-test.gguf: inconsistent delta-net sizes: qwen35.ssm.conv_kernel 4, ssm.inner_size 24", [&] { bad.read(); });
+    });
     run_case("hparams: every trainable architecture reads from a minimal header", [] {
         // the keys each needs beyond the common ones (its description's), with example values
         auto extra = [](const arch::Desc & d, Header & h) {
             for (const arch::RequiredKey & k : d.required_keys) {
                 if (k.type == arch::KeyType::F32) h.f32(k.name, 1.0f);
-                if (k.type == arch::KeyType::U32) h.u32(k.name, 8);
+                if (k.type == arch::KeyType::U32) h.u32(k.name, k.name == "ssm.inner_size" ? 64 : 8); // Qwen3.5: 8 value heads of 8
                 if (k.type == arch::KeyType::BOOL) h.flag(k.name, true);
                 if (k.type == arch::KeyType::I32_ARRAY) h.i32s(k.name, k.name == "rope.dimension_sections" ? std::vector<int32_t>{ 2, 3, 3, 0 } : std::vector<int32_t>{ 1, 0, 1, 0 });
             }
