@@ -167,6 +167,26 @@ describe('architectures made from their loaders: forward equals llama.cpp, gradi
     });
   }
 
+  // Several sequences in one micro-batch: each padded and chunked apart (80 tokens: two chunks of 64)
+  test('qwen35: two sequences in one micro-batch train as two micro-batches of one', () => {
+    const model = join(dir, 'qwen35-batch.gguf');
+    assert.equal(honeTrain(['probe-arch', '--arch', 'qwen35', '--vocab-from', vocab('llama-spm'), '--out', model, '--kv', DELTA_NET_KV, ...DELTA_NET_TENSORS]).code, 0);
+    const long = join(dir, 'long.txt');
+    writeFileSync(long, TEXT.repeat(32));
+    const steps = (ubatch: string) => {
+      const r = honeTrain(['--model', model, '--data', long, '--out', join(dir, `qwen35-ubatch-${ubatch}`), '--steps', '2', '--ctx', '80',
+        '--batch', '2', '--ubatch', ubatch, '--lr', '1e-2', '--json']);
+      assert.equal(r.code, 0, r.stderr);
+      return r.events.filter((e) => e.type === 'step');
+    };
+    const one = steps('1'), two = steps('2');
+    assert.equal(one.length, 2);
+    for (let i = 0; i < 2; i++) {
+      assert.ok(Math.abs(one[i].loss - two[i].loss) < 1e-5 * one[i].loss, `step ${i + 1}: loss ${one[i].loss} vs ${two[i].loss}`);
+      assert.ok(Math.abs(one[i].grad_norm - two[i].grad_norm) < 1e-5 * one[i].grad_norm, `step ${i + 1}: grad norm ${one[i].grad_norm} vs ${two[i].grad_norm}`);
+    }
+  });
+
   // make-model's Qwen3.5 (the benchmarks' models): delta-net layers with a long memory (decay
   // e^-0.018 per token), 2 key heads over 4 value heads of 32, Qwen's 151936-token vocabulary
   for (const [arch, type] of [['qwen35', 'f32'], ['qwen35', 'q4_k_m'], ['qwen35moe', 'f32']]) {
