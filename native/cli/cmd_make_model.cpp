@@ -90,8 +90,9 @@ std::vector<TensorPlan> plan(const Spec & s) {
         const bool layer_norm = d.norm_kind == NormKind::LAYER; // LayerNorms have biases
         if (pre) v(n("attn_norm.weight"), s.n_embd, 0.0f);
         if (pre && layer_norm) v(n("attn_norm.bias"), s.n_embd, sd);
-        if (d.delta_net && (il + 1) % 4 != 0) {
-            // a gated delta-net layer (three of every four, full_attention_interval 4): Q, K, V in
+        const bool recurrent = d.delta_net && (il + 1) % FULL_ATTENTION_INTERVAL != 0;
+        if (recurrent) {
+            // a gated delta-net layer (all but every FULL_ATTENTION_INTERVAL-th): Q, K, V in
             // one projection, the output gate, the convolution (F32, as llama-quantize leaves it),
             // a decay of e^(-softplus(alpha - 4)) per token (A = -1, dt bias -4: a long memory)
             const int64_t inner = (int64_t) s.ssm_heads * s.ssm_state, channels = 2 * (int64_t) s.ssm_groups * s.ssm_state + inner;
@@ -121,11 +122,10 @@ std::vector<TensorPlan> plan(const Spec & s) {
                 v(n("attn_v.bias"), kv, sd);
             }
         }
-        const bool attention = !d.delta_net || (il + 1) % 4 == 0;
-        if (attention) w(n("attn_output.weight"), "attn_output", il, q, s.n_embd);
+        if (!recurrent) w(n("attn_output.weight"), "attn_output", il, q, s.n_embd);
         if (d.tensors.out_bias) v(n("attn_output.bias"), s.n_embd, sd);
         if (d.tensors.sinks_required) v(n("attn_sinks.weight"), s.n_head, 0.5f); // sink logits of the order of the scores
-        if (attention && d.qk_norm != QkNorm::IF_PRESENT) {
+        if (!recurrent && d.qk_norm != QkNorm::IF_PRESENT) {
             v(n("attn_q_norm.weight"), whole ? q : s.head_dim, 0.0f);
             v(n("attn_k_norm.weight"), whole ? kv : s.head_dim, 0.0f);
         }
@@ -335,7 +335,7 @@ int cmd_make_model(int argc, char ** argv) {
         gguf_set_val_u32(g, (A + "ssm.group_count").c_str(), s.ssm_groups);
         gguf_set_val_u32(g, (A + "ssm.time_step_rank").c_str(), s.ssm_heads);
         gguf_set_val_u32(g, (A + "ssm.inner_size").c_str(), s.ssm_heads * s.ssm_state);
-        gguf_set_val_u32(g, (A + "full_attention_interval").c_str(), 4);
+        gguf_set_val_u32(g, (A + "full_attention_interval").c_str(), hone::arch::FULL_ATTENTION_INTERVAL);
     }
     if (needs_key(*s.desc, "rope.dimension_sections")) {
         // M-RoPE sections in Qwen2-VL's proportions (head_dim 128: 16, 24, 24, 0)

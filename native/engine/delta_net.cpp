@@ -162,14 +162,12 @@ ggml_tensor * delta_net(ggml_context * ctx, const Hparams & hp, const LayerWeigh
     ggml_tensor * kb = ggml_mul(ctx, kc, bc), * vb = ggml_mul(ctx, vc, bc);
     ggml_tensor * A = ggml_mul(ctx, mul_mat_f32(ctx, kc, kb), decay_strict);
     // T = (I + A)^-1 by doubling: M_2b = M_b - M_b P_b M_b, where P_b holds A's entries between
-    // the halves of each block of 2b and M_b inverts the blocks of b (M_2 = I - P_1).
-    ggml_tensor * M = ggml_add(ctx, A, dn.eye); // C = 1: A is empty
-    for (int l = 0; (1 << l) < C; l++) {
-        ggml_tensor * P = ggml_mul(ctx, A, ggml_view_2d(ctx, dn.halves, C, C, dn.halves->nb[1], l * dn.halves->nb[2]));
-        if (l == 0) {
-            M = ggml_add(ctx, ggml_neg(ctx, P), dn.eye);
-            continue;
-        }
+    // the halves of each block of 2b and M_b inverts the blocks of b; M_2 = I - P_1 (C = 1: the
+    // plane is all zero, M = I).
+    auto between_halves = [&](int l) { return ggml_mul(ctx, A, ggml_view_2d(ctx, dn.halves, C, C, dn.halves->nb[1], l * dn.halves->nb[2])); };
+    ggml_tensor * M = ggml_add(ctx, ggml_neg(ctx, between_halves(0)), dn.eye);
+    for (int l = 1; (1 << l) < C; l++) {
+        ggml_tensor * P = between_halves(l);
         ggml_tensor * pm_t = mul_mat_f32(ctx, P, transposed(ctx, M)); // (P M)^T
         M = ggml_sub(ctx, M, mul_mat_f32(ctx, pm_t, M));             // M - M (P M)
     }

@@ -386,7 +386,7 @@ ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone
         const LayerWeights & L = m.layers[il];
         const LayerCtx c{ ctx, m, ad, in, shared, T, B, il };
         ggml_tensor * attn_in = pre_norm(inpL, L.attn_norm, L.attn_norm_b, "attn_norm", il);
-        ggml_tensor * attn = !hp.recurrent_l.empty() && hp.recurrent_l[il]
+        ggml_tensor * attn = hp.recurrent(il)
                                  ? delta_net(ctx, hp, L, in.dn, [&](ggml_tensor * w, ggml_tensor * x) { return c.mm(w, x); }, attn_in, T, B, il)
                                  : attention(c, attn_in);
         if (d.norms == arch::Norms::PARALLEL) {

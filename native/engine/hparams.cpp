@@ -303,7 +303,7 @@ static void read_delta_net(hone_model & m) {
     }
     std::vector<int> recurrent = layer_array(m, a + "attention.recurrent_layers", hp.n_layer_all, false);
     if (recurrent.empty()) {
-        const uint32_t interval = gguf_u32(g, a + "full_attention_interval", false, 4);
+        const uint32_t interval = gguf_u32(g, a + "full_attention_interval", false, arch::FULL_ATTENTION_INTERVAL);
         if (interval == 0) fail(HONE_E_FORMAT, "%s: '%sfull_attention_interval' is 0", m.path.c_str(), a.c_str());
         for (int il = 0; il < hp.n_layer_all; il++) recurrent.push_back((il + 1) % (int) interval != 0);
     }

@@ -184,7 +184,7 @@ static void bind_weights(hone_model & m) {
         L.attn_norm_b = pre_norms ? m.weight(blk(il, "attn_norm.bias"), false) : nullptr;
         // Falcon-40B normalises attention's input apart from the FFN's: a layout the graph has not
         if (m.weight(blk(il, "attn_norm_2.weight"), false)) fail(HONE_E_UNSUPPORTED, "%s: a second attention norm ('%s') cannot train yet", m.path.c_str(), blk(il, "attn_norm_2.weight").c_str());
-        if (!hp.recurrent_l.empty() && hp.recurrent_l[il]) {
+        if (hp.recurrent(il)) {
             bind_delta_net(m, L, il);
         } else {
             L.wqkv = m.weight(blk(il, "attn_qkv.weight"), false);

@@ -70,6 +70,7 @@ struct Hparams {
     // width, the key heads (ssm.group_count) of ssm_d_state dims, the value heads
     // (ssm.time_step_rank) sharing ssm_d_inner, as llama.cpp's qwen35 loader reads them.
     std::vector<char> recurrent_l;
+    bool recurrent(int il) const { return !recurrent_l.empty() && recurrent_l[il]; }
     int ssm_d_conv = 0, ssm_d_inner = 0, ssm_d_state = 0, ssm_dt_rank = 0, ssm_n_group = 0;
 };
 

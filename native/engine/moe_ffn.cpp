@@ -68,12 +68,13 @@ ggml_tensor * moe_ffn(ggml_context * ctx, const Hparams & hp, const LayerWeights
 
     ggml_tensor * out = tag(sum_slots(ctx, experts), "ffn_moe_out", il);
     if (!shared) return out;
-    // the shared expert, gated by sigmoid(g): Qwen2-MoE's as llama.cpp writes it, silu(g) / g;
-    // Qwen3.5-MoE's SIGMOID (no backward) through tanh
-    // the gate vector's dot with each token as MUL and SUM_ROWS: a product with a one-row matrix
-    // makes a one-column OUT_PROD in the backward (suspected in a cuBLAS refusal on CUDA, qwen35moe)
+    // the shared expert, gated by sigmoid(g) as llama.cpp writes it: Qwen2-MoE's silu(g) / g,
+    // Qwen3.5-MoE's SIGMOID (no backward: through tanh). The gate vector's dot with each token is
+    // MUL and SUM_ROWS: a product with a one-row matrix makes a one-column OUT_PROD in the
+    // backward (suspected in a cuBLAS refusal on CUDA, qwen35moe).
+    const bool sigmoid_op = hp.desc->moe == arch::Moe::SOFTMAX_NORM_SHARED;
     ggml_tensor * g = tag(ggml_sum_rows(ctx, ggml_mul(ctx, x, L.ffn_gate_inp_shexp)), "ffn_shexp_gate_inp", il); // [1, n_tokens]
-    ggml_tensor * sigmoid = renormalised ? sigmoid_differentiable(ctx, g) : ggml_div(ctx, ggml_silu(ctx, g), g);
+    ggml_tensor * sigmoid = sigmoid_op ? sigmoid_differentiable(ctx, g) : ggml_div(ctx, ggml_silu(ctx, g), g);
     ggml_tensor * s = ggml_swiglu_split(ctx, ggml_mul_mat(ctx, L.ffn_gate_shexp, x), ggml_mul_mat(ctx, L.ffn_up_shexp, x));
     s = tag(ggml_mul(ctx, ggml_mul_mat(ctx, L.ffn_down_shexp, s), sigmoid), "ffn_shexp_out", il);
     return tag(ggml_add(ctx, out, s), "ffn_out", il);

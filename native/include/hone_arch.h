@@ -224,6 +224,9 @@ std::vector<Desc> hunyuan_family();
 std::vector<Desc> other_family();
 std::vector<Desc> layernorm_family();
 
+// llama.cpp's default full_attention_interval for delta-net stacks: every 4th layer attends.
+constexpr int FULL_ATTENTION_INTERVAL = 4;
+
 // Whether the FFN has a gate tensor (relu² and GELU FFNs have none).
 bool has_gate(Ffn f);
 // The file's epsilon key for a norm kind, under "<arch>.".
