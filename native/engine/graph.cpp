@@ -6,6 +6,7 @@
 #include "lora.h"
 #include "model.h"
 #include "moe_ffn.h"
+#include "per_layer_embeddings.h"
 
 #include <algorithm>
 #include <cmath>
@@ -147,9 +148,7 @@ static ggml_tensor * norm(ggml_context * ctx, const Hparams & hp, ggml_tensor * 
     return b ? ggml_add(ctx, n, b) : n;
 }
 
-// GELU's tanh form; `smooth`: built from TANH and products, 0.5 g (1 + tanh(c (g + a g^3))), the
-// function ggml's GELU tabulates (the gradient check's finite differences need it smooth).
-static ggml_tensor * gelu(ggml_context * ctx, ggml_tensor * g, bool smooth) {
+ggml_tensor * gelu(ggml_context * ctx, ggml_tensor * g, bool smooth) {
     if (!smooth) return ggml_gelu(ctx, g);
     ggml_tensor * inner = ggml_mul(ctx, g, ggml_scale_bias(ctx, ggml_sqr(ctx, g), 0.7978845608f * 0.044715f, 0.7978845608f));
     return ggml_mul(ctx, g, ggml_scale_bias(ctx, ggml_tanh(ctx, inner), 0.5f, 0.5f));
@@ -172,6 +171,11 @@ static ggml_tensor * repeat_kv(ggml_context * ctx, ggml_tensor * x, int n_head) 
     return ggml_reshape_4d(ctx, c, x->ne[0], x->ne[1], n_head, x->ne[3]);
 }
 
+// A layer's K and V [hd, kv heads, T*B], as attention reads them.
+struct LayerKv {
+    ggml_tensor * k = nullptr, * v = nullptr;
+};
+
 // What one layer's attention and FFN builders share.
 struct LayerCtx {
     ggml_context * ctx;
@@ -179,6 +183,7 @@ struct LayerCtx {
     const hone_adapter * ad;
     const ForwardInputs & in;
     SharedProducts & shared;
+    std::vector<LayerKv> & kv; // each layer's K and V after norms and RoPE (shared-K/V layers read an earlier one's)
     int T, B, il;
     ggml_tensor * mm(ggml_tensor * w, ggml_tensor * x) const { return lora_mm(ctx, ad, w, x, shared); }
     ggml_tensor * norm(ggml_tensor * x, ggml_tensor * w) const { return hone::norm(ctx, m.hp, x, w); }
@@ -190,12 +195,15 @@ static ggml_tensor * rope(const LayerCtx & c, ggml_tensor * x) {
     const Hparams & hp = c.m.hp;
     const float base = hp.rope_base_l[c.il], scale = hp.rope_scale_l[c.il];
     const float ext = hp.rope_ext_l[c.il], attn = hp.rope_attn_l[c.il];
+    const int n_rot = hp.n_rot_l[c.il];
+    // Gemma 4: the frequency factors (proportional RoPE) in global layers only
+    ggml_tensor * factors = hp.desc->rope_factors_global && hp.swa_l[c.il] ? nullptr : c.m.rope_freqs;
     if (hp.n_pos_per_token() > 1) {
         int sections[4] = { hp.rope_sections[0], hp.rope_sections[1], hp.rope_sections[2], hp.rope_sections[3] };
-        return ggml_rope_multi(c.ctx, x, c.in.pos, c.m.rope_freqs, hp.n_rot, sections, hp.rope_type, hp.n_ctx_orig,
+        return ggml_rope_multi(c.ctx, x, c.in.pos, factors, n_rot, sections, hp.rope_type, hp.n_ctx_orig,
                                base, scale, ext, attn, 32.0f, 1.0f);
     }
-    return ggml_rope_ext(c.ctx, x, c.in.pos, c.m.rope_freqs, hp.n_rot, hp.rope_type, hp.n_ctx_orig, base, scale, ext, attn, 32.0f, 1.0f);
+    return ggml_rope_ext(c.ctx, x, c.in.pos, factors, n_rot, hp.rope_type, hp.n_ctx_orig, base, scale, ext, attn, 32.0f, 1.0f);
 }
 
 // Q, K and V [hd, heads, T*B] from the normed input, normed and rotated as the architecture does;
@@ -205,7 +213,7 @@ static void qkv(const LayerCtx & c, ggml_tensor * x, ggml_tensor *& q, ggml_tens
     const Hparams & hp = c.m.hp;
     const arch::Desc & d = *hp.desc;
     const LayerWeights & L = c.m.layers[c.il];
-    const int hd = hp.head_dim, nh = hp.n_head_l[c.il], nkv = hp.n_head_kv_l[c.il], N = c.T * c.B, il = c.il;
+    const int hd = hp.head_dim_l[c.il], nh = hp.n_head_l[c.il], nkv = hp.n_head_kv_l[c.il], N = c.T * c.B, il = c.il;
     // OLMo's attention.clamp_kqv, as llama.cpp's build_qkv applies it (after the biases)
     auto clamped = [&](ggml_tensor * t) { return hp.clamp_kqv > 0.0f ? ggml_clamp(ctx, t, -hp.clamp_kqv, hp.clamp_kqv) : t; };
     if (L.wqkv) {
@@ -217,8 +225,8 @@ static void qkv(const LayerCtx & c, ggml_tensor * x, ggml_tensor *& q, ggml_tens
         v = ggml_view_3d(ctx, f, hd, nkv, N, hd * e, f->nb[1], d.qkv_thirds ? 2 * third : (size_t) hd * (nh + nkv) * e);
     } else {
         q = tag(clamped(add_bias(ctx, c.mm(L.wq, x), L.bq)), "q", il);
-        k = tag(clamped(add_bias(ctx, c.mm(L.wk, x), L.bk)), "k", il);
-        v = tag(clamped(add_bias(ctx, c.mm(L.wv, x), L.bv)), "v", il);
+        k = L.wk ? tag(clamped(add_bias(ctx, c.mm(L.wk, x), L.bk)), "k", il) : nullptr; // none in a shared-K/V layer
+        v = L.wv ? tag(clamped(add_bias(ctx, c.mm(L.wv, x), L.bv)), "v", il) : k;        // Gemma 4 without attn_v: K's projection
         if (d.qk_norm == arch::QkNorm::WHOLE) {
             q = c.norm(q, L.q_norm);
             k = c.norm(k, L.k_norm);
@@ -230,15 +238,18 @@ static void qkv(const LayerCtx & c, ggml_tensor * x, ggml_tensor *& q, ggml_tens
         } else {
             q = ggml_reshape_3d(ctx, q, hd, nh, N);
         }
-        k = ggml_reshape_3d(ctx, k, hd, nkv, N);
-        v = ggml_reshape_3d(ctx, v, hd, nkv, N);
+        if (k) {
+            k = ggml_reshape_3d(ctx, k, hd, nkv, N);
+            v = ggml_reshape_3d(ctx, v, hd, nkv, N);
+        }
     }
+    if (v && d.v_norm) v = tag(c.norm(v, nullptr), "v_norm", il); // Gemma 4: RMS-normed per head, no weight
     const bool before_rope = d.qk_norm != arch::QkNorm::WHOLE && d.qk_norm != arch::QkNorm::AFTER_ROPE;
     if (L.q_norm && before_rope) q = c.norm(q, L.q_norm);
     if (L.k_norm && before_rope) k = c.norm(k, L.k_norm);
     if (hp.rope_l[il]) {
         q = tag(rope(c, q), "q_rope", il);
-        k = tag(rope(c, k), "k_rope", il);
+        if (k) k = tag(rope(c, k), "k_rope", il);
     }
     if (c.in.attn_temp) q = tag(ggml_mul(ctx, q, c.in.attn_temp), "q_temp", il); // Mistral 3
     // Hunyuan, Maincoder, Talkie: norms after RoPE (Talkie's K norm has no weight)
@@ -255,7 +266,7 @@ static ggml_tensor * unfused_attention(const LayerCtx & c, ggml_tensor * q, ggml
     ggml_context * ctx = c.ctx;
     const Hparams & hp = c.m.hp;
     const LayerWeights & L = c.m.layers[c.il];
-    const int hd = hp.head_dim, nh = hp.n_head_l[c.il], nkv = hp.n_head_kv_l[c.il], T = c.T, B = c.B, il = c.il;
+    const int hd = hp.head_dim_l[c.il], nh = hp.n_head_l[c.il], nkv = hp.n_head_kv_l[c.il], T = c.T, B = c.B, il = c.il;
     ggml_tensor * q4 = heads_first(ctx, q, hd, nh, T, B);
     ggml_tensor * k4 = repeat_kv(ctx, heads_first(ctx, k, hd, nkv, T, B), nh);
     // V transposed per head: [T, hd, heads, B], as llama.cpp's v_trans cache layout.
@@ -285,7 +296,7 @@ static ggml_tensor * fused_attention(const LayerCtx & c, ggml_tensor * q, ggml_t
     ggml_context * ctx = c.ctx;
     const Hparams & hp = c.m.hp;
     const LayerWeights & L = c.m.layers[c.il];
-    const int hd = hp.head_dim, nh = hp.n_head_l[c.il], nkv = hp.n_head_kv_l[c.il], T = c.T, B = c.B, il = c.il;
+    const int hd = hp.head_dim_l[c.il], nh = hp.n_head_l[c.il], nkv = hp.n_head_kv_l[c.il], T = c.T, B = c.B, il = c.il;
     if (!fused_attention_allowed() || hp.alibi_max_bias > 0.0f || (hp.attn_softcap > 0.0f && kq_scale != 1.0f)) return nullptr;
     // grouped-query heads broadcast inside the op: no repeated K/V
     ggml_tensor * kqv = ggml_flash_attn_ext(ctx, heads_first(ctx, q, hd, nh, T, B), heads_first(ctx, k, hd, nkv, T, B),
@@ -305,14 +316,16 @@ static ggml_tensor * attention(const LayerCtx & c, ggml_tensor * x) {
     const Hparams & hp = c.m.hp;
     const LayerWeights & L = c.m.layers[c.il];
     const int il = c.il;
-    const float kq_scale = hp.q_scale != 0.0f ? 1.0f : hp.attention_scale != 0.0f ? hp.attention_scale : 1.0f / std::sqrt((float) hp.head_dim);
+    const float kq_scale = hp.q_scale != 0.0f ? 1.0f : hp.attention_scale != 0.0f ? hp.attention_scale : 1.0f / std::sqrt((float) hp.head_dim_l[il]);
     ggml_tensor * q, * k, * v, * gate = nullptr;
     qkv(c, x, q, k, v, gate);
     // views of a fused Q/K/V that no RoPE or norm has copied yet
     auto contiguous = [&](ggml_tensor * t) { return ggml_is_contiguous(t) ? t : ggml_cont(ctx, t); };
     q = contiguous(q);
-    k = contiguous(k);
-    v = contiguous(v);
+    if (hp.has_kv(il)) c.kv[il] = { contiguous(k), contiguous(v) };
+    // a shared-K/V layer attends to its source layer's K and V: their gradients flow back there
+    k = c.kv[hp.kv_from(il)].k;
+    v = c.kv[hp.kv_from(il)].v;
     ggml_tensor * cur = fused_attention(c, q, k, v, kq_scale);
     if (!cur) cur = unfused_attention(c, q, k, v, kq_scale);
     if (gate) cur = tag(ggml_mul(ctx, cur, sigmoid_differentiable(ctx, gate)), "attn_gated", il);
@@ -382,9 +395,11 @@ ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone
         inpL = tag(ggml_add(ctx, inpL, ggml_get_rows(ctx, m.pos_embd, in.pos)), "inp_pos_embd", -1);
     }
     ggml_tensor * embd = inpL;
+    ggml_tensor * pl_rows = hp.n_embd_per_layer > 0 ? per_layer_table_rows(ctx, m, in.tokens) : nullptr; // Gemma 4
+    std::vector<LayerKv> kv(hp.n_layer);
     for (int il = 0; il < hp.n_layer; il++) {
         const LayerWeights & L = m.layers[il];
-        const LayerCtx c{ ctx, m, ad, in, shared, T, B, il };
+        const LayerCtx c{ ctx, m, ad, in, shared, kv, T, B, il };
         ggml_tensor * attn_in = pre_norm(inpL, L.attn_norm, L.attn_norm_b, "attn_norm", il);
         ggml_tensor * attn = hp.recurrent(il)
                                  ? delta_net(ctx, hp, L, in.dn, [&](ggml_tensor * w, ggml_tensor * x) { return c.mm(w, x); }, attn_in, T, B, il)
@@ -404,6 +419,11 @@ ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone
             inpL = tag(ggml_add(ctx, residual(out), ffn_inp), "l_out", il);
         }
         if (L.out_scale) inpL = tag(ggml_add(ctx, inpL, ggml_mul(ctx, embd, L.out_scale)), "l_out_skip", il);
+        if (pl_rows) {
+            ggml_tensor * input = per_layer_input(ctx, m, pl_rows, embd, il);
+            inpL = tag(add_per_layer_embedding(ctx, m, L, inpL, input, in.smooth_gelu), "per_layer_embd_out", il);
+        }
+        if (L.layer_scale) inpL = tag(ggml_mul(ctx, inpL, L.layer_scale), "l_out_scaled", il);
     }
     ggml_tensor * cur = norm(ctx, hp, inpL, m.output_norm, m.output_norm_b);
     if (in.row_mask) cur = ggml_mul(ctx, cur, in.row_mask);

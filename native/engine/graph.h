@@ -50,6 +50,10 @@ inline ggml_tensor * tag(ggml_tensor * t, const char * what, int il) {
     return t;
 }
 
+// GELU's tanh form; `smooth`: built from TANH and products, 0.5 g (1 + tanh(c (g + a g^3))), the
+// function ggml's GELU tabulates (the gradient check's finite differences need it smooth).
+ggml_tensor * gelu(ggml_context * ctx, ggml_tensor * g, bool smooth);
+
 // Inputs are created in ctx and flagged as graph inputs. B = sequences, T = tokens each;
 // hp.n_pos_per_token() positions per token.
 ForwardInputs make_forward_inputs(ggml_context * ctx, const Hparams & hp, int T, int B);

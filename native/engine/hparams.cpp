@@ -55,8 +55,13 @@ static void read_window_patterns(hone_model & m, uint32_t window) {
     Hparams & hp = m.hp;
     const std::string a = hp.arch_name + ".";
     const int n = hp.n_layer;
-    const std::vector<int> swa = layer_array(m, a + "attention.sliding_window_pattern", n, false), rope = layer_array(m, a + "attention.rope_pattern", n, false);
-    if (swa.empty()) require_key(m, a + "attention.sliding_window_pattern");
+    const std::string key = a + "attention.sliding_window_pattern";
+    require_key(m, key);
+    const int64_t id = gguf_find_key(m.gguf, key.c_str());
+    // one value for every layer, as llama.cpp's get_key_or_arr reads a scalar
+    const std::vector<int> swa = gguf_get_kv_type(m.gguf, id) == GGUF_TYPE_ARRAY ? layer_array(m, key, n, false)
+                                                                                : std::vector<int>(n, (int) gguf_u32(m.gguf, key, true));
+    const std::vector<int> rope = layer_array(m, a + "attention.rope_pattern", n, false);
     hp.n_swa = (int) window;
     for (int il = 0; il < n; il++) {
         hp.swa_l[il] = swa[il] != 0;
@@ -64,6 +69,26 @@ static void read_window_patterns(hone_model & m, uint32_t window) {
     }
     for (int d : layer_array(m, a + "deepstack_mapping", n, false)) {
         if (d >= 0) fail(HONE_E_UNSUPPORTED, "%s: deepstack inputs ('%sdeepstack_mapping') cannot train yet", m.path.c_str(), a.c_str());
+    }
+}
+
+// The windowed layers' RoPE, as the description's rule says (global layers keep the file's).
+static void apply_window_rope(hone_model & m) {
+    Hparams & hp = m.hp;
+    const arch::WindowRope r = hp.desc->window.rope;
+    const bool own_base = r == arch::WindowRope::OWN_BASE;
+    const float swa_base = gguf_f32(m.gguf, hp.arch_name + ".rope.freq_base_swa", own_base ? 10000.0f : hp.rope_freq_base);
+    for (int il = 0; il < hp.n_layer; il++) {
+        if (!hp.swa_l[il]) {
+            if (r == arch::WindowRope::GLOBAL_NOPE) hp.rope_l[il] = 0;
+            continue;
+        }
+        if (own_base || r == arch::WindowRope::SWA_BASE) hp.rope_base_l[il] = swa_base;
+        if (own_base || r == arch::WindowRope::UNSCALED) hp.rope_scale_l[il] = 1.0f;
+        if (r == arch::WindowRope::UNSCALED) { // OLMo 3: plain RoPE, no YaRN, in windowed layers
+            hp.rope_ext_l[il] = 0.0f;
+            hp.rope_attn_l[il] = 1.0f;
+        }
     }
 }
 
@@ -84,21 +109,7 @@ static void read_periodic_windows(hone_model & m, uint32_t window) {
         fail(HONE_E_UNSUPPORTED, "%s: a per-layer '%sattention.sliding_window_pattern' array cannot train yet", m.path.c_str(), a.c_str());
     }
     const uint32_t period = gguf_u32(g, a + "attention.sliding_window_pattern", false, (uint32_t) w.period);
-    const bool own_base = w.rope == arch::WindowRope::OWN_BASE;
-    const float swa_base = gguf_f32(g, a + "rope.freq_base_swa", own_base ? 10000.0f : hp.rope_freq_base);
     for (int il = 0; il < n; il++) hp.swa_l[il] = period == 0 || il % (int) period < (int) period - 1;
-    for (int il = 0; il < n; il++) {
-        if (!hp.swa_l[il]) {
-            if (w.rope == arch::WindowRope::GLOBAL_NOPE) hp.rope_l[il] = 0;
-            continue;
-        }
-        if (own_base || w.rope == arch::WindowRope::SWA_BASE) hp.rope_base_l[il] = swa_base;
-        if (own_base || w.rope == arch::WindowRope::UNSCALED) hp.rope_scale_l[il] = 1.0f;
-        if (w.rope == arch::WindowRope::UNSCALED) { // OLMo 3: plain RoPE, no YaRN, in windowed layers
-            hp.rope_ext_l[il] = 0.0f;
-            hp.rope_attn_l[il] = 1.0f;
-        }
-    }
 }
 
 // RoPE and attention windows per layer, as llama.cpp's loaders set them.
@@ -116,6 +127,60 @@ static void read_layer_positions(hone_model & m) {
     const uint32_t window = gguf_u32(m.gguf, hp.arch_name + ".attention.sliding_window", false, 0);
     if (d.window.layout == arch::Windows::PATTERN) read_window_patterns(m, window);
     if (d.window.layout == arch::Windows::PERIODIC) read_periodic_windows(m, window);
+    if (hp.n_swa > 0) apply_window_rope(m);
+}
+
+// Head sizes and rotated dims per layer: llama.cpp reads attention.key_length_swa and
+// rope.dimension_count_swa for every architecture and gives them to windowed layers.
+static void read_layer_heads(hone_model & m) {
+    Hparams & hp = m.hp;
+    const gguf_context * g = m.gguf;
+    const std::string a = hp.arch_name + ".";
+    const int hd_swa = (int) gguf_u32(g, a + "attention.key_length_swa", false, (uint32_t) hp.head_dim);
+    const int rot_swa = (int) gguf_u32(g, a + "rope.dimension_count_swa", false, (uint32_t) hp.n_rot);
+    // V's head size must be K's in each kind of layer (the graph shares one head size)
+    const int v_full = (int) gguf_u32(g, a + "attention.value_length", false, (uint32_t) hp.head_dim);
+    const int v_swa = (int) gguf_u32(g, a + "attention.value_length_swa", false, (uint32_t) (v_full == hp.head_dim ? hd_swa : v_full));
+    if (v_full != hp.head_dim || v_swa != hd_swa) {
+        fail(HONE_E_UNSUPPORTED, "%s: V heads of %d/%d values (global/windowed layers) beside K heads of %d/%d cannot train yet",
+             m.path.c_str(), v_full, v_swa, hp.head_dim, hd_swa);
+    }
+    hp.head_dim_l.assign(hp.n_layer, hp.head_dim);
+    hp.n_rot_l.assign(hp.n_layer, hp.n_rot);
+    for (int il = 0; il < hp.n_layer; il++) {
+        if (hp.swa_l[il]) {
+            hp.head_dim_l[il] = hd_swa;
+            hp.n_rot_l[il] = rot_swa;
+        }
+        const int hd = hp.head_dim_l[il], rot = hp.n_rot_l[il];
+        if (hd <= 0 || (hp.rope_l[il] && (rot <= 0 || rot > hd || rot % 2))) {
+            fail(HONE_E_FORMAT, "%s: layer %d has heads of %d values rotating %d: the rotated dims must be even and at most the head size",
+                 m.path.c_str(), il, hd, rot);
+        }
+    }
+}
+
+// Layers that attend to an earlier layer's K and V (Gemma 4): the last attention.shared_kv_layers
+// layers read the last computing layer of their kind, as llama.cpp's KV cache reuse (the last
+// computing layer global, the one before it windowed).
+static void read_shared_kv(hone_model & m) {
+    Hparams & hp = m.hp;
+    const std::string key = hp.arch_name + ".attention.shared_kv_layers";
+    const int shared = (int) gguf_u32(m.gguf, key, false, 0);
+    hp.kv_from_l.resize(hp.n_layer);
+    for (int il = 0; il < hp.n_layer; il++) hp.kv_from_l[il] = il;
+    if (shared == 0) return;
+    const int first = hp.n_layer_all - shared;
+    if (first < 2 || first > hp.n_layer) {
+        fail(HONE_E_FORMAT, "%s: '%s' is %d of %d layers: at least 2 layers must compute their own K and V", m.path.c_str(), key.c_str(), shared, hp.n_layer_all);
+    }
+    for (int il = first; il < hp.n_layer; il++) {
+        const int from = first - (hp.swa_l[il] ? 2 : 1);
+        if (hp.swa_l[from] != hp.swa_l[il] || hp.head_dim_l[from] != hp.head_dim_l[il] || hp.n_head_kv_l[from] != hp.n_head_kv_l[il]) {
+            fail(HONE_E_FORMAT, "%s: layer %d reuses the K and V of layer %d ('%s'), whose window or K/V heads differ", m.path.c_str(), il, from, key.c_str());
+        }
+        hp.kv_from_l[il] = from;
+    }
 }
 
 std::vector<std::string> trainable_architectures() {
@@ -225,6 +290,7 @@ static void read_scales(hone_model & m) {
     }
     if (d.scales == arch::Scales::LOGIT_MULTIPLIED) hp.logit_scale = gguf_f32(g, a + "logit_scale", 1.0f);
     if (d.kq_scale_inverse_dim) hp.attention_scale = 1.0f / (float) hp.head_dim;
+    if (d.kq_unscaled) hp.attention_scale = 1.0f;
     if (d.embeddings_sqrt_scaled) hp.embedding_scale = std::sqrt((float) hp.n_embd);
     if (d.q_scale == arch::QScale::HEAD_DIM) {
         const bool by_embd = d.q_scale_embd_depth > 0 && hp.n_layer == d.q_scale_embd_depth;
@@ -342,6 +408,9 @@ void read_hparams(hone_model & m) {
         if (hp.attn_temp_scale != 0.0f && hp.n_ctx_orig <= 0) fail(HONE_E_FORMAT, "%s: attention temperature scaling needs an original context length", m.path.c_str());
     }
     read_layer_positions(m);
+    read_layer_heads(m);
+    if (d.shared_kv) read_shared_kv(m);
+    if (d.per_layer_embeddings) hp.n_embd_per_layer = (int) gguf_u32(g, a + "embedding_length_per_layer_input", true);
     read_scales(m);
 }
 

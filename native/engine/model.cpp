@@ -92,13 +92,36 @@ ggml_tensor * hone_model::weight(const std::string & tname, bool required) const
     return t;
 }
 
-// Binds blk.il.what, which must have the shape [ne0, ne1, ne2] (`why`: where the shape comes from).
-static void bind_shaped(const hone_model & m, ggml_tensor *& t, int il, const char * what, int64_t ne0, int64_t ne1, int64_t ne2,
-                        const std::string & why) {
-    t = m.weight(strfmt("blk.%d.%s", il, what), true);
+// Binds the tensor `name`, which must have the shape [ne0, ne1, ne2] (`why`: where the shape comes from).
+static void bind_named(const hone_model & m, ggml_tensor *& t, const std::string & name, int64_t ne0, int64_t ne1, int64_t ne2,
+                       const std::string & why) {
+    t = m.weight(name, true);
     if (t->ne[0] != ne0 || t->ne[1] != ne1 || t->ne[2] != ne2 || t->ne[3] != 1) {
         fail(HONE_E_FORMAT, "%s: tensor '%s' has shape [%lld, %lld, %lld], expected [%lld, %lld, %lld] (%s)", m.path.c_str(), t->name,
              (long long) t->ne[0], (long long) t->ne[1], (long long) t->ne[2], (long long) ne0, (long long) ne1, (long long) ne2, why.c_str());
+    }
+}
+
+// Binds blk.il.what with the shape [ne0, ne1, ne2].
+static void bind_shaped(const hone_model & m, ggml_tensor *& t, int il, const char * what, int64_t ne0, int64_t ne1, int64_t ne2,
+                        const std::string & why) {
+    bind_named(m, t, strfmt("blk.%d.%s", il, what), ne0, ne1, ne2, why);
+}
+
+// Gemma 4's per-layer embeddings: the table, the embeddings' projection and its norm, and each
+// layer's gate, projection and norm, with the shapes llama.cpp's loader requires.
+static void bind_per_layer_embeddings(hone_model & m) {
+    const Hparams & hp = m.hp;
+    const int64_t E = hp.n_embd_per_layer, D = hp.n_embd, all = E * hp.n_layer;
+    const std::string why = strfmt("embedding_length_per_layer_input %lld over %d layers", (long long) E, hp.n_layer);
+    bind_named(m, m.pl_tok_embd, "per_layer_token_embd.weight", all, hp.n_vocab, 1, why);
+    bind_named(m, m.pl_model_proj, "per_layer_model_proj.weight", D, all, 1, why);
+    bind_named(m, m.pl_proj_norm, "per_layer_proj_norm.weight", E, 1, 1, why);
+    for (int il = 0; il < hp.n_layer; il++) {
+        LayerWeights & L = m.layers[il];
+        bind_shaped(m, L.pl_gate, il, "inp_gate.weight", D, E, 1, why);
+        bind_shaped(m, L.pl_proj, il, "proj.weight", E, D, 1, why);
+        bind_shaped(m, L.pl_post_norm, il, "post_norm.weight", D, 1, 1, why);
     }
 }
 
@@ -149,6 +172,13 @@ static void bind_delta_net(hone_model & m, LayerWeights & L, int il) {
 static void bind_weights(hone_model & m) {
     const Hparams & hp = m.hp;
     auto blk = [](int il, const char * what) { return strfmt("blk.%d.%s", il, what); };
+    const arch::Desc & d = *hp.desc;
+    // a router in a layout described without experts (Gemma 4 26B-A4B): named before its scales
+    for (int il = 0; il < hp.n_layer && d.moe == arch::Moe::NONE; il++) {
+        if (m.weight(blk(il, "ffn_gate_inp.weight"), false)) {
+            fail(HONE_E_UNSUPPORTED, "%s: mixture-of-experts layers (layer %d) cannot train yet in %s", m.path.c_str(), il, hp.arch_name.c_str());
+        }
+    }
     // Per-tensor weight scales (NVFP4 files, some BitNet conversions) multiply a product at
     // places the graph does not reproduce yet: refused rather than trained wrong.
     for (int64_t i = 0; i < gguf_get_n_tensors(m.gguf); i++) {
@@ -157,7 +187,6 @@ static void bind_weights(hone_model & m) {
             fail(HONE_E_UNSUPPORTED, "%s: per-tensor weight scales ('%s') cannot train yet", m.path.c_str(), name.c_str());
         }
     }
-    const arch::Desc & d = *hp.desc;
     const bool weightless = d.norms == arch::Norms::WEIGHTLESS;
     m.tok_embd = m.weight("token_embd.weight", !d.tensors.embd_from_output);
     m.output_norm = m.weight("output_norm.weight", !weightless);
@@ -190,8 +219,10 @@ static void bind_weights(hone_model & m) {
             L.wqkv = m.weight(blk(il, "attn_qkv.weight"), false);
             L.bqkv = m.weight(blk(il, "attn_qkv.bias"), false);
             L.wq = m.weight(blk(il, "attn_q.weight"), !L.wqkv);
-            L.wk = m.weight(blk(il, "attn_k.weight"), !L.wqkv);
-            L.wv = m.weight(blk(il, "attn_v.weight"), !L.wqkv);
+            // layers that reuse an earlier layer's K and V (Gemma 4) have no K/V of their own to train
+            const bool kv = hp.has_kv(il);
+            L.wk = kv ? m.weight(blk(il, "attn_k.weight"), !L.wqkv) : nullptr;
+            L.wv = kv ? m.weight(blk(il, "attn_v.weight"), !L.wqkv && !d.v_norm) : nullptr; // Gemma 4: V from K's projection without it
             if (L.wqkv && L.wq) fail(HONE_E_FORMAT, "%s: layer %d has both a fused attn_qkv and separate attn_q", m.path.c_str(), il);
             if (L.wqkv && whole) fail(HONE_E_UNSUPPORTED, "%s: a fused attn_qkv with whole-projection Q/K norms cannot train yet", m.path.c_str());
             L.wo = m.weight(blk(il, "attn_output.weight"), true);
@@ -201,7 +232,7 @@ static void bind_weights(hone_model & m) {
             L.bo = m.weight(blk(il, "attn_output.bias"), false);
             // weightless norms (Talkie) have a Q norm weight but none on K
             L.q_norm = m.weight(blk(il, "attn_q_norm.weight"), qk_norms);
-            L.k_norm = m.weight(blk(il, "attn_k_norm.weight"), qk_norms && !weightless);
+            L.k_norm = kv ? m.weight(blk(il, "attn_k_norm.weight"), qk_norms && !weightless) : nullptr;
             if (d.q_gate && L.wq && L.wq->ne[1] != 2 * (int64_t) hp.head_dim * hp.n_head_l[il]) {
                 fail(HONE_E_FORMAT, "%s: tensor '%s' has %lld rows, expected %lld (each head's Q and its output gate)", m.path.c_str(),
                      L.wq->name, (long long) L.wq->ne[1], 2 * (long long) hp.head_dim * hp.n_head_l[il]);
@@ -217,11 +248,11 @@ static void bind_weights(hone_model & m) {
         L.ffn_sub_norm = m.weight(blk(il, "ffn_sub_norm.weight"), false);
         L.out_scale = d.embeddings_skip ? m.weight(blk(il, "layer_output_scale.weight"), true) : nullptr;
         L.attn_sinks = m.weight(blk(il, "attn_sinks.weight"), d.tensors.sinks_required);
+        L.layer_scale = d.layer_output_scaled ? m.weight(blk(il, "layer_output_scale.weight"), false) : nullptr;
         if (d.moe != arch::Moe::NONE) {
             bind_experts(m, L, il);
             continue;
         }
-        if (m.weight(blk(il, "ffn_gate_inp.weight"), false)) fail(HONE_E_UNSUPPORTED, "%s: mixture-of-experts layers cannot train yet", m.path.c_str());
         L.ffn_gate = m.weight(blk(il, "ffn_gate.weight"), false);
         L.ffn_up = m.weight(blk(il, "ffn_up.weight"), true);
         L.b_gate = m.weight(blk(il, "ffn_gate.bias"), false);
@@ -234,6 +265,7 @@ static void bind_weights(hone_model & m) {
         const bool fused_gate_up = !L.ffn_gate && !no_gate && L.ffn_up->ne[1] == 2 * (int64_t) L.ffn_down->ne[0];
         if (!L.ffn_gate && !no_gate && !fused_gate_up) m.weight(blk(il, "ffn_gate.weight"), true); // names the missing tensor
     }
+    if (hp.n_embd_per_layer > 0) bind_per_layer_embeddings(m);
 }
 
 // CPU: wrap the read-only file mapping, no copy. GPU: one buffer, uploaded tensor by tensor.

@@ -72,6 +72,14 @@ struct Hparams {
     std::vector<char> recurrent_l;
     bool recurrent(int il) const { return !recurrent_l.empty() && recurrent_l[il]; }
     int ssm_d_conv = 0, ssm_d_inner = 0, ssm_d_state = 0, ssm_dt_rank = 0, ssm_n_group = 0;
+    // Per layer, as llama.cpp reads them for every architecture: windowed layers take
+    // attention.key_length_swa and rope.dimension_count_swa where the file has them (Gemma 4).
+    std::vector<int> head_dim_l, n_rot_l;
+    // The layer whose K and V a layer attends to: itself, or an earlier layer's (arch::Desc::shared_kv).
+    std::vector<int> kv_from_l;
+    int kv_from(int il) const { return kv_from_l.empty() ? il : kv_from_l[il]; }
+    bool has_kv(int il) const { return kv_from(il) == il; }
+    int n_embd_per_layer = 0; // arch::Desc::per_layer_embeddings: each layer's slice width (0: none)
 };
 
 // A layer's tensors; absent ones are nullptr and the graph leaves their step out.
@@ -93,6 +101,9 @@ struct LayerWeights {
     ggml_tensor * ffn_gate_shexp = nullptr, * ffn_up_shexp = nullptr, * ffn_down_shexp = nullptr;
     ggml_tensor * attn_sinks = nullptr; // Granite 4 (granite_swa): one sink logit per head in every softmax
     ggml_tensor * out_scale = nullptr; // Talkie: the normed embeddings' weight in this layer's output
+    ggml_tensor * layer_scale = nullptr; // Gemma 4: the layer's output times this [1]
+    // Gemma 4's per-layer embeddings: the gate [n_embd, n_epl], the projection back [n_epl, n_embd], its norm
+    ggml_tensor * pl_gate = nullptr, * pl_proj = nullptr, * pl_post_norm = nullptr;
     // A gated delta-net layer (Qwen3.5): Q/K/V in wqkv, the output gate z, the causal convolution
     // [d_conv, channels], the decay's bias and -exp(A_log) per value head, the β and α
     // projections, the output's per-head RMS norm and projection.
@@ -127,6 +138,9 @@ struct hone_model {
     ggml_tensor * output_norm_b = nullptr, * output_b = nullptr; // LayerNorm's bias; a bias on the logits (Phi-2)
     ggml_tensor * tok_norm = nullptr, * tok_norm_b = nullptr; // the embeddings' norm (arch::Desc::embeddings_normed)
     ggml_tensor * pos_embd = nullptr; // learned absolute positions [n_embd, context_length] (arch::Positions::LEARNED)
+    // Gemma 4's per-layer embeddings: the table [n_epl * n_layer, n_vocab], the embeddings'
+    // projection [n_embd, n_epl * n_layer] and its norm [n_epl]
+    ggml_tensor * pl_tok_embd = nullptr, * pl_model_proj = nullptr, * pl_proj_norm = nullptr;
     bool tied_output = false;
     std::vector<hone::LayerWeights> layers;
 

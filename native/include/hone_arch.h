@@ -181,6 +181,20 @@ struct Desc {
     // The Q projection carries an output gate per head (each head's Q, then its gate): attention's
     // output times sigmoid(gate) before attn_output (Qwen3.5's attention layers).
     bool q_gate = false;
+    // Gemma 4's layers. Each layer adds its slice of the per-layer embeddings (a frozen table
+    // per_layer_token_embd plus a projection of the embeddings, per_layer_model_proj; key
+    // embedding_length_per_layer_input, 0: none) through a GELU gate after its FFN
+    // (per_layer_embeddings.cpp).
+    bool per_layer_embeddings = false;
+    // The last attention.shared_kv_layers layers compute no K and V: they attend to the K and V
+    // of the last earlier layer of their kind (windowed or global), as llama.cpp's KV cache reuse.
+    bool shared_kv = false;
+    // V RMS-normed without a weight after its projection; without attn_v, V is K's projection
+    // (before K's norm and RoPE).
+    bool v_norm = false;
+    bool kq_unscaled = false;       // the KQ scale is 1 (the Q/K norms set the scale)
+    bool layer_output_scaled = false; // each layer's output times its layer_output_scale (optional [1])
+    bool rope_factors_global = false; // rope_freqs applies in the global layers only, none in windowed ones
 
     // Tensor names and presence that differ from llama's.
     struct Tensors {

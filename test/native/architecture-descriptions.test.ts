@@ -26,8 +26,8 @@ test('docs/architectures.md\'s table is the descriptions\' (node native/scripts/
 
 test('an untrainable model is refused with every described architecture named as trainable', () => {
   const dir = tempDir();
-  const model = join(dir, 'gemma4.gguf');
-  assert.equal(honeTrain(['probe-arch', '--arch', 'gemma4', '--vocab-from', vocab('llama-spm'), '--out', model]).code, 0);
+  const model = join(dir, 'gemma3n.gguf');
+  assert.equal(honeTrain(['probe-arch', '--arch', 'gemma3n', '--vocab-from', vocab('llama-spm'), '--out', model]).code, 0);
   const data = join(dir, 'text.txt');
   writeFileSync(data, 'Once upon a time there was a dog.');
   const r = honeTrain(['--model', model, '--data', data, '--out', join(dir, 'run'), '--steps', '1']);
@@ -54,7 +54,7 @@ test('make-model writes every description it can, each loaded back as its archit
     written++;
   }
   assert.ok(written >= 30, `${written} written`);
-  const bad = honeTrain(['make-model', '--arch', 'gemma4', '--vocab-from', vocab('llama-spm'), '--out', join(dir, 'x.gguf')]);
+  const bad = honeTrain(['make-model', '--arch', 'gemma3n', '--vocab-from', vocab('llama-spm'), '--out', join(dir, 'x.gguf')]);
   assert.equal(bad.code, 2);
-  assert.match(bad.stderr, /--arch must be a trainable architecture \(llama, .*\), not 'gemma4'/);
+  assert.match(bad.stderr, /--arch must be a trainable architecture \(llama, .*\), not 'gemma3n'/);
 });

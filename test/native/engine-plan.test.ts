@@ -29,8 +29,8 @@ describe('engine capabilities and the training plan', () => {
     assert.equal(cpu.name, 'CPU');
     assert.equal(cpu.kind, 'cpu');
     assert.ok(cpu.freeBytes > 0 && cpu.freeBytes <= cpu.totalBytes, JSON.stringify(cpu));
-    for (const arch of ['llama', 'qwen2', 'qwen3', 'gemma3', 'olmo2']) assert.ok(caps.trainableArchitectures.includes(arch), arch);
-    assert.ok(!caps.trainableArchitectures.includes('gemma4'), 'Gemma 4\'s graph is not written');
+    for (const arch of ['llama', 'qwen2', 'qwen3', 'gemma3', 'gemma4', 'olmo2']) assert.ok(caps.trainableArchitectures.includes(arch), arch);
+    assert.ok(!caps.trainableArchitectures.includes('gemma3n'), 'Gemma 3n\'s graph is not written');
     for (const k of Object.keys(OPTION_KINDS)) assert.ok(k in caps.defaults, `no default for ${k}`);
     assert.equal(caps.defaults.ctx, 512);
     assert.equal(caps.defaults.lr, 1e-4);

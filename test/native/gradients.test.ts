@@ -232,16 +232,16 @@ describe('which architectures train', () => {
     assert.match(r.stderr, /architecture 'apertus' cannot train yet: op XIELU has no backward in ggml/);
   });
 
-  test('a Gemma 4 graph, differentiable since GEGLU\'s backward (patch 0005) but not written in Hone\'s graph, is refused saying so', () => {
-    const model = join(dir, 'gemma4.gguf');
-    const p = honeTrain(['probe-arch', '--arch', 'gemma4', '--vocab-from', vocab('llama-spm'), '--out', model, '--json']);
+  test('an MPT graph, differentiable since NORM\'s backward (patch 0006) but not written in Hone\'s graph, is refused saying so', () => {
+    const model = join(dir, 'mpt.gguf');
+    const p = honeTrain(['probe-arch', '--arch', 'mpt', '--vocab-from', vocab('llama-spm'), '--out', model, '--json']);
     assert.equal(p.code, 0, p.stdout + p.stderr);
     assert.deepEqual(honeTrain(['scan', '--model', model, '--json']).events[0].no_backward, []);
-    const data = join(dir, 'gemma4.txt');
+    const data = join(dir, 'mpt.txt');
     writeFileSync(data, TEXT);
-    const r = honeTrain(['--model', model, '--data', data, '--out', join(dir, 'gemma4-run'), '--steps', '1']);
+    const r = honeTrain(['--model', model, '--data', data, '--out', join(dir, 'mpt-run'), '--steps', '1']);
     assert.equal(r.code, 1);
-    assert.match(r.stderr, /architecture 'gemma4' cannot train yet: every op of its graph has a backward, but Hone's training graph does not implement this architecture yet/);
+    assert.match(r.stderr, /architecture 'mpt' cannot train yet: every op of its graph has a backward, but Hone's training graph does not implement this architecture yet/);
   });
 
   test('probe-arch makes a model of an architecture from its loader alone, then scans it', () => {

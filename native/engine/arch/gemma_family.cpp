@@ -37,6 +37,25 @@ std::vector<Desc> gemma_family() {
         d.window = { Windows::PERIODIC, WindowWhen::IF_WINDOW, 6, 0, 0, WindowRope::OWN_BASE };
         v.push_back(d);
     }
+    {
+        Desc d = gemma_base("gemma4", "Gemma 4 (E2B, E4B, 31B; text)",
+                            "Gemma 3's norms and per-head Q/K norms with V RMS-normed too (without attn_v, V is K's projection) and the KQ scale 1; windowed layers from the file's per-layer pattern with their own head size, rotary dims and RoPE base, `rope_freqs` in global layers only; per-layer embeddings (a frozen table plus a projection of the embeddings, added through a GELU gate after each FFN); the last `attention.shared_kv_layers` layers attend to the K and V of the last earlier layer of their kind; each layer's output times its `layer_output_scale`; the mixture-of-experts 26B-A4B is refused");
+        d.norms = Norms::SANDWICH;
+        d.qk_norm = QkNorm::PER_HEAD;
+        d.q_scale = QScale::NONE;
+        d.kq_unscaled = true;
+        d.v_norm = true;
+        d.final_softcap = { true, 0.0f };
+        d.window = { Windows::PATTERN, WindowWhen::IF_WINDOW, 0, 0, 0, WindowRope::OWN_BASE };
+        d.rope_factors_global = true;
+        d.per_layer_embeddings = true;
+        d.shared_kv = true;
+        d.layer_output_scaled = true;
+        d.required_keys = { { "attention.sliding_window", KeyType::U32 }, { "attention.sliding_window_pattern", KeyType::I32_ARRAY },
+                            { "attention.layer_norm_rms_epsilon", KeyType::F32 }, { "embedding_length_per_layer_input", KeyType::U32 },
+                            { "attention.key_length_swa", KeyType::U32 }, { "attention.value_length_swa", KeyType::U32 } };
+        v.push_back(d);
+    }
     return v;
 }
 
