@@ -2,7 +2,7 @@
 # GPU runs for the CUDA work, on a machine with nvcc, cmake and ninja but no Node and no
 # network. Builds ggml-cuda + hone-train + test-backend-ops from the llama.cpp bundle with
 # our patches, then runs the stages named on the command line, logging under $OUT.
-#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops] [oom] [attn] [attn-fit] [moe] [mmq-big] [moe-make] [moe-big] [norm-spike] [ns-ops] [delta-net]
+#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops] [oom] [attn] [attn-fit] [moe] [mmq-big] [moe-make] [moe-big] [norm-spike] [ns-ops] [delta-net] [gemma4]
 # Inputs (ignored by git, carried to the machine): .device/gitRelease.bundle (from the pinned
 # node-llama-cpp tarball), .device/text.txt (training text) and optionally .device/native.tar
 # (`git archive HEAD native`: build a committed snapshot instead of the working tree).
@@ -356,7 +356,11 @@ delta-net)
     experts=; [ $arch = qwen35moe ] && experts=--experts
     "$bin/hone-train" probe-arch --arch $arch $experts --kv "$dn_kv" --layer-tensors "$dn_tensors" --vocab-from "$(vocab llama-spm)" --out "$m" > /dev/null 2>> "$out/delta-net.log"
     fwd=$("$bin/hone-train" check-forward --model "$m" --backend cuda --gpu-precision f32 --perturb-b 0.05 --json --text "$long" 2>> "$out/delta-net.log" | tail -1)
-    grad=$("$bin/hone-train" check-grad --model "$m" --backend cuda --gpu-precision f32 --elements 4 --seed 3 --json 2>> "$out/delta-net.log" | grep '"check-grad"')
+    # every element's analytic and numeric gradient, beside the CPU's, to place a disagreement
+    for be in cuda cpu; do
+      "$bin/hone-train" check-grad --model "$m" --backend $be --gpu-precision f32 --elements 4 --seed 3 --json > "$out/dn-grad-$arch-$be.jsonl" 2>> "$out/delta-net.log"
+    done
+    grad=$(grep '"check-grad"' "$out/dn-grad-$arch-cuda.jsonl")
     "$bin/hone-train" --model "$m" --data "$dev/text.txt" --out "$out/dn-$arch" --backend cuda --steps 4 --ctx 256 --lr 1e-2 \
       --json > "$out/dn-$arch.jsonl" 2>> "$out/delta-net.log"
     log "$arch: forward $(echo "$fwd" | grep -o '"max_rel_diff":[^,}]*'); grad $(echo "$grad" | grep -o '"checked":[0-9]*,"failed":[0-9]*'),$(echo "$grad" | grep -o '"pass":[a-z]*'); train: $(python3 "$native/scripts/ops-summary.py" "$out/dn-$arch/ops.json" "$out/dn-$arch.jsonl" 2>&1)"
@@ -373,6 +377,28 @@ delta-net)
     timeout ${DN_TIMEOUT:-150} "$bin/hone-train" --model "$big" --data "$dev/text.txt" --out "$out/dn-big-$ctx" --backend cuda --steps 3 --ctx $ctx \
       --rank 8 --alpha 16 --json > "$out/dn-big-$ctx.jsonl" 2>> "$out/delta-net.log"
     log "qwen35 4B-shaped, ctx $ctx: exit $? $(python3 "$native/scripts/ops-summary.py" "$out/dn-big-$ctx/ops.json" "$out/dn-big-$ctx.jsonl" 2>&1)"
+  done
+  ;;
+gemma4)
+  # Gemma 4 (issue 22): the probe's models (windowed layers with smaller heads, per-layer
+  # embeddings, shared K/V layers) on CUDA: forward against llama.cpp at f32, gradients, and
+  # 4 training steps' op placement (zero CPU ops?) at F32 and Q4_K_M.
+  g4_kv=attention.sliding_window=3,attention.key_length=16,attention.value_length=16,attention.key_length_swa=8,attention.value_length_swa=8,rope.dimension_count=16,rope.dimension_count_swa=8,rope.freq_base_swa=500,embedding_length_per_layer_input=8,final_logit_softcapping=3.0
+  text="Once upon a time, there was a little dog named Max. He loved to run in the park with his red ball."
+  for shape in "3:1:0:1:1" "5:1:1:0:1:0:2"; do
+    IFS=: read -r n rest <<< "$shape"; pattern=${rest%:*}; shared=${rest##*:}
+    m=$work/gemma4-$n.gguf
+    "$bin/hone-train" probe-arch --arch gemma4 --kv "block_count=$n,attention.sliding_window_pattern=$pattern,attention.shared_kv_layers=$shared,$g4_kv" \
+      --layer-tensors attn_v.weight@0,layer_output_scale.weight@1 --vocab-from "$(vocab llama-spm)" --out "$m" > /dev/null 2>> "$out/gemma4.log"
+    "$bin/llama-quantize" "$m" "${m%.gguf}-q4_k_m.gguf" Q4_K_M > /dev/null 2>> "$out/gemma4.log"
+    fwd=$("$bin/hone-train" check-forward --model "$m" --backend cuda --gpu-precision f32 --perturb-b 0.05 --json --text "$text" 2>> "$out/gemma4.log" | tail -1)
+    grad=$("$bin/hone-train" check-grad --model "$m" --backend cuda --gpu-precision f32 --elements 4 --seed 3 --eps 5e-3 --json 2>> "$out/gemma4.log" | grep '"check-grad"')
+    log "gemma4 $n layers (pattern $pattern, $shared shared): forward $(echo "$fwd" | grep -o '"max_rel_diff":[^,}]*'); grad $(echo "$grad" | grep -o '"checked":[0-9]*,"failed":[0-9]*,"max_rel_error":[^,]*,"vector_rel_error":[^,]*'),$(echo "$grad" | grep -o '"pass":[a-z]*')"
+    for q in "" -q4_k_m; do
+      "$bin/hone-train" --model "${m%.gguf}$q.gguf" --data "$dev/text.txt" --out "$out/g4-$n$q" --backend cuda --steps 4 --ctx 256 --lr 5e-2 \
+        --json > "$out/g4-$n$q.jsonl" 2>> "$out/gemma4.log"
+      log "gemma4 $n layers${q:+ $q} train: $(python3 "$native/scripts/ops-summary.py" "$out/g4-$n$q/ops.json" "$out/g4-$n$q.jsonl" 2>&1 | head -1)"
+    done
   done
   ;;
 mmq-big)
