@@ -14,7 +14,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { requireFixture } from '../helpers/fixtures.ts';
-import { honeTrain, makeModel, stepLosses, tempDir, type SyntheticSpec } from '../helpers/native.ts';
+import { bin, honeTrain, makeModel, run, stepLosses, tempDir, vocab, type SyntheticSpec } from '../helpers/native.ts';
 import { opsSchema, validate } from '../helpers/ops-schema.ts';
 
 const TEXT = 'The quick brown fox jumps over the lazy dog. A stitch in time saves nine. '.repeat(8);
@@ -75,6 +75,24 @@ describe('Metal placement of the training graph (no Mac needed)', () => {
       });
     }
   }
+
+  // Gemma 4 (make-model cannot write it): the probe's windowed and global layers, per-layer
+  // embeddings and a shared-K/V layer, at Q4_K_M
+  test('gemma4 q4_k_m: on Apple7+ every node of the forward and backward graph runs on the GPU', () => {
+    const dir = tempDir();
+    const f32 = join(dir, 'gemma4.gguf'), q4 = join(dir, 'gemma4-q4_k_m.gguf');
+    const p = honeTrain(['probe-arch', '--arch', 'gemma4', '--vocab-from', vocab('llama-spm'), '--out', f32, '--kv',
+      'block_count=3,attention.sliding_window_pattern=1:0:1,attention.shared_kv_layers=1,attention.sliding_window=3,' +
+      'attention.key_length=16,attention.value_length=16,attention.key_length_swa=8,attention.value_length_swa=8,rope.dimension_count=16,' +
+      'rope.dimension_count_swa=8,embedding_length_per_layer_input=8']);
+    assert.equal(p.code, 0, p.stderr);
+    assert.equal(run(bin('llama-quantize'), [f32, q4, 'Q4_K_M']).code, 0);
+    const placed = place(q4, 'apple7', ['--steps', '1', '--dry-run']);
+    assert.equal(placed.code, 0, placed.stderr);
+    assert.deepEqual(placed.fallbacks, [], `ops Metal would refuse:\n${listed(placed)}`);
+    const graph = placed.ops.nodes.filter((n: any) => n.compute && n.pass !== 'optimizer');
+    assert.ok(graph.length > 100 && graph.every((n: any) => n.backend === 'MTL-RULES-APPLE7'), `${graph.length} compute nodes`);
+  });
 
   test('older GPU families: the nodes that would fall back are listed with the family\'s reason', (t) => {
     const q4 = model(SHAPES[0], 'q4_k_m');
