@@ -495,6 +495,8 @@ void hparams_cases() {
             for (const arch::RequiredKey & k : d.required_keys) {
                 if (k.type == arch::KeyType::F32) h.f32(k.name, 1.0f);
                 if (k.type == arch::KeyType::U32) h.u32(k.name, k.name == "ssm.inner_size" ? 64 : 8); // Qwen3.5: 8 value heads of 8
+                // windowed heads of 8 (Gemma 4) rotate at most 8
+                if (k.name == "attention.key_length_swa") h.u32("rope.dimension_count_swa", 8);
                 if (k.type == arch::KeyType::BOOL) h.flag(k.name, true);
                 if (k.type == arch::KeyType::I32_ARRAY) h.i32s(k.name, k.name == "rope.dimension_sections" ? std::vector<int32_t>{ 2, 3, 3, 0 } : std::vector<int32_t>{ 1, 0, 1, 0 });
             }
