@@ -324,8 +324,9 @@ static ggml_tensor * attention(const LayerCtx & c, ggml_tensor * x) {
     q = contiguous(q);
     if (hp.has_kv(il)) c.kv[il] = { contiguous(k), contiguous(v) };
     // a shared-K/V layer attends to its source layer's K and V: their gradients flow back there
-    k = c.kv[hp.kv_from(il)].k;
-    v = c.kv[hp.kv_from(il)].v;
+    const LayerKv & read = c.kv[hp.kv_from(il)];
+    k = read.k;
+    v = read.v;
     ggml_tensor * cur = fused_attention(c, q, k, v, kq_scale);
     if (!cur) cur = unfused_attention(c, q, k, v, kq_scale);
     if (gate) cur = tag(ggml_mul(ctx, cur, sigmoid_differentiable(ctx, gate)), "attn_gated", il);

@@ -140,7 +140,7 @@ static void read_layer_heads(hone_model & m) {
     const int rot_swa = (int) gguf_u32(g, a + "rope.dimension_count_swa", false, (uint32_t) hp.n_rot);
     // V's head size must be K's in each kind of layer (the graph shares one head size)
     const int v_full = (int) gguf_u32(g, a + "attention.value_length", false, (uint32_t) hp.head_dim);
-    const int v_swa = (int) gguf_u32(g, a + "attention.value_length_swa", false, (uint32_t) (v_full == hp.head_dim ? hd_swa : v_full));
+    const int v_swa = (int) gguf_u32(g, a + "attention.value_length_swa", false, (uint32_t) v_full); // llama.cpp's default
     if (v_full != hp.head_dim || v_swa != hd_swa) {
         fail(HONE_E_UNSUPPORTED, "%s: V heads of %d/%d values (global/windowed layers) beside K heads of %d/%d cannot train yet",
              m.path.c_str(), v_full, v_swa, hp.head_dim, hd_swa);
@@ -148,14 +148,12 @@ static void read_layer_heads(hone_model & m) {
     hp.head_dim_l.assign(hp.n_layer, hp.head_dim);
     hp.n_rot_l.assign(hp.n_layer, hp.n_rot);
     for (int il = 0; il < hp.n_layer; il++) {
-        if (hp.swa_l[il]) {
-            hp.head_dim_l[il] = hd_swa;
-            hp.n_rot_l[il] = rot_swa;
-        }
-        const int hd = hp.head_dim_l[il], rot = hp.n_rot_l[il];
-        if (hd <= 0 || (hp.rope_l[il] && (rot <= 0 || rot > hd || rot % 2))) {
+        if (!hp.swa_l[il]) continue; // global layers: read_rope checked the file's head size and rotated dims
+        hp.head_dim_l[il] = hd_swa;
+        hp.n_rot_l[il] = rot_swa;
+        if (hd_swa <= 0 || (hp.rope_l[il] && (rot_swa <= 0 || rot_swa > hd_swa || rot_swa % 2))) {
             fail(HONE_E_FORMAT, "%s: layer %d has heads of %d values rotating %d: the rotated dims must be even and at most the head size",
-                 m.path.c_str(), il, hd, rot);
+                 m.path.c_str(), il, hd_swa, rot_swa);
         }
     }
 }
@@ -167,9 +165,9 @@ static void read_shared_kv(hone_model & m) {
     Hparams & hp = m.hp;
     const std::string key = hp.arch_name + ".attention.shared_kv_layers";
     const int shared = (int) gguf_u32(m.gguf, key, false, 0);
+    if (shared == 0) return; // none: every layer its own (Hparams::kv_from)
     hp.kv_from_l.resize(hp.n_layer);
     for (int il = 0; il < hp.n_layer; il++) hp.kv_from_l[il] = il;
-    if (shared == 0) return;
     const int first = hp.n_layer_all - shared;
     if (first < 2 || first > hp.n_layer) {
         fail(HONE_E_FORMAT, "%s: '%s' is %d of %d layers: at least 2 layers must compute their own K and V", m.path.c_str(), key.c_str(), shared, hp.n_layer_all);
