@@ -24,6 +24,7 @@ void apply_gpu_precision(const std::string & precision, bool cuda) {
     }
     if (!cuda) return;
     set_env("GGML_CUDA_MMQ_MAX_BATCH", precision == "bf16" ? k_mmq_max_batch : "-1");
+    set_env("GGML_CUDA_FA_BACK_BF16", precision == "bf16" ? "1" : "0"); // patch 0008's products
 }
 
 } // namespace hone

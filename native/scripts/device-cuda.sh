@@ -81,6 +81,12 @@ attn)
   done
   GGML_CUDA_FA_BACK_BLOCK=32 timeout 240 "$bin/test-backend-ops" test -b CUDA0 -o FLASH_ATTN_BACK > "$out/ops-FLASH_ATTN_BACK-block32.log" 2>&1
   log "FLASH_ATTN_BACK in 32-query blocks: $(grep -E 'tests passed' "$out/ops-FLASH_ATTN_BACK-block32.log" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$out/ops-FLASH_ATTN_BACK-block32.log") FAIL"
+  # the BF16 products the engine's default precision asks for, in one block and in 32-query blocks
+  for blk in 0 32; do
+    GGML_CUDA_FA_BACK_BF16=1 GGML_CUDA_FA_BACK_BLOCK=$blk timeout 240 "$bin/test-backend-ops" test -b CUDA0 -o FLASH_ATTN_BACK > "$out/ops-FLASH_ATTN_BACK-bf16-$blk.log" 2>&1
+    log "FLASH_ATTN_BACK BF16 (block ${blk/#0/auto}): $(grep -E 'tests passed' "$out/ops-FLASH_ATTN_BACK-bf16-$blk.log" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$out/ops-FLASH_ATTN_BACK-bf16-$blk.log") FAIL"
+    grep -E 'FAIL' "$out/ops-FLASH_ATTN_BACK-bf16-$blk.log" | head -4 | sed 's/^/    /' | tee -a "$out/summary.txt"
+  done
   fi
   for shape in ${ATTN_SHAPES:-qwen3-4b}; do
     m=$work/$shape-q4_k_m.gguf
@@ -100,7 +106,7 @@ attn)
       if [ -n "$first" ] && [ "${ATTN_PROFILE:-1}" = 1 ]; then
         HONE_FUSED_ATTENTION=1 timeout 240 "$bin/hone-train" --model "$m" --data "$dev/text.txt" --out "$out/$shape-$ctx-prof" --backend cuda \
           --steps 4 --ctx $ctx --rank 8 --alpha 16 --profile --json > "$out/$shape-$ctx-prof.jsonl" 2>> "$out/attn.log"
-        log "$(python3 "$native/scripts/profile-summary.py" "$out/$shape-$ctx-prof/ops.json" 16 2>&1)"
+        log "$(python3 "$native/scripts/profile-summary.py" "$out/$shape-$ctx-prof/ops.json" 16 "${ATTN_PROFILE_OPS:-ADD,OUT_PROD,MUL_MAT,MUL,SCALE}" 2>&1)"
       fi
       first=
     done
