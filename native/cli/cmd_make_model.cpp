@@ -26,6 +26,7 @@ struct Spec {
     const hone::arch::Desc * desc; // the layout written: the architecture's description
     int n_embd, n_layer, n_head, n_kv, n_ff, head_dim, n_vocab, ctx;
     int n_expert, n_expert_used, n_ff_exp; // mixture-of-experts descriptions only
+    int n_ff_shexp; // an ungated shared expert's width (Moe::SOFTMAX_NORM_FF; 0: none)
     int ssm_conv, ssm_state, ssm_groups, ssm_heads; // gated delta-net layers (arch::Desc::delta_net) only
     bool tied;
     bool ffn_biases; // --ffn-biases: gate/up/down biases, optional tensors llama's loader reads
@@ -152,6 +153,11 @@ std::vector<TensorPlan> plan(const Spec & s) {
                 t.push_back({ n("ffn_up_exps.bias"), s.n_ff_exp, s.n_expert, GGML_TYPE_F32, sd });
                 t.push_back({ n("ffn_down_exps.bias"), s.n_embd, s.n_expert, GGML_TYPE_F32, sd });
             }
+            if (s.n_ff_shexp > 0) { // Granite MoE Shared: an ungated shared expert of --shared-ff width
+                w(n("ffn_gate_shexp.weight"), "ffn_gate", il, s.n_embd, s.n_ff_shexp);
+                w(n("ffn_up_shexp.weight"), "ffn_up", il, s.n_embd, s.n_ff_shexp);
+                w(n("ffn_down_shexp.weight"), "ffn_down", il, s.n_ff_shexp, s.n_embd);
+            }
             if (hone::arch::has_shared_expert(d.moe)) { // a shared expert of --ff width and its gate vector
                 v(n("ffn_gate_inp_shexp.weight"), s.n_embd, sd);
                 w(n("ffn_gate_shexp.weight"), "ffn_gate", il, s.n_embd, s.n_ff);
@@ -236,7 +242,7 @@ int file_type(const std::string & t) {
 
 int cmd_make_model(int argc, char ** argv) {
     Args a(argc, argv, 2, { "arch", "embd", "layers", "heads", "kv-heads", "ff", "head-dim", "vocab-from", "type", "out", "ctx", "seed", "threads",
-             "chat-template-file", "kv", "experts", "experts-used", "expert-ff", "rope-yarn", "ssm-conv", "ssm-state", "ssm-groups", "ssm-heads" },
+             "chat-template-file", "kv", "experts", "experts-used", "expert-ff", "shared-ff", "rope-yarn", "ssm-conv", "ssm-state", "ssm-groups", "ssm-heads" },
            { "tied", "json", "ffn-biases" });
     const bool json = a.flag("json");
     Spec s;
@@ -269,6 +275,12 @@ int cmd_make_model(int argc, char ** argv) {
     s.n_expert = moe ? (int) a.integer("experts", 8) : 0;
     s.n_expert_used = moe ? (int) a.integer("experts-used", 2) : 0;
     s.n_ff_exp = moe ? (int) a.integer("expert-ff", s.n_ff / std::max(1, s.n_expert_used)) : 0;
+    const bool ff_experts = s.desc->moe == hone::arch::Moe::SOFTMAX_NORM_FF;
+    if (ff_experts && a.has("expert-ff")) throw UsageError(s.arch + "'s experts are --ff wide, as llama.cpp loads them: --expert-ff does not apply");
+    if (ff_experts) s.n_ff_exp = s.n_ff;
+    s.n_ff_shexp = ff_experts ? (int) a.integer("shared-ff", 0) : 0;
+    if (!ff_experts && a.has("shared-ff")) throw UsageError("--shared-ff (an ungated shared expert) applies to granitemoe only");
+    if (s.n_ff_shexp < 0) throw UsageError("--shared-ff must be 0 (none) or positive");
     if (!moe && (a.has("experts") || a.has("experts-used") || a.has("expert-ff"))) throw UsageError(s.arch + " has no experts: --experts, --experts-used and --expert-ff apply to mixture-of-experts architectures");
     if (moe && (s.n_expert <= 0 || s.n_expert_used <= 0 || s.n_expert_used > s.n_expert || s.n_ff_exp <= 0)) {
         throw UsageError("--experts and --expert-ff must be positive and --experts-used between 1 and --experts");
@@ -328,6 +340,7 @@ int cmd_make_model(int argc, char ** argv) {
         gguf_set_val_u32(g, (A + "expert_count").c_str(), s.n_expert);
         gguf_set_val_u32(g, (A + "expert_used_count").c_str(), s.n_expert_used);
         gguf_set_val_u32(g, (A + "expert_feed_forward_length").c_str(), s.n_ff_exp);
+        if (s.n_ff_shexp > 0) gguf_set_val_u32(g, (A + "expert_shared_feed_forward_length").c_str(), s.n_ff_shexp);
     }
     if (s.desc->delta_net) {
         gguf_set_val_u32(g, (A + "ssm.conv_kernel").c_str(), s.ssm_conv);

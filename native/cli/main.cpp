@@ -22,7 +22,7 @@ static const char * USAGE =
     "             (Ctrl-C: finish the step, checkpoint, exit 0; twice: stop after the micro-batch)\n"
     "  hone-train make-model --arch NAME --embd N --layers N --heads N --kv-heads N --ff N\n"
     "             [--head-dim N] --vocab-from VOCAB.gguf [--type f32|f16|q8_0|q4_k_m] [--tied] [--ffn-biases]\n"
-    "             [--chat-template-file T.jinja] [--kv name=N,...] [--experts N --experts-used N --expert-ff N]\n"
+    "             [--chat-template-file T.jinja] [--kv name=N,...] [--experts N --experts-used N --expert-ff N | --shared-ff N (granitemoe)]\n"
     "             [--rope-yarn FACTOR:ORIGINAL_CTX[:ATTN_FACTOR]] [--ssm-conv N --ssm-state N --ssm-groups N --ssm-heads N]\n"
     "             --out M.gguf\n"
     "             (any trainable architecture in its description's layout; see `architectures`)\n"

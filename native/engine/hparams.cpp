@@ -309,6 +309,11 @@ static void read_experts(hone_model & m) {
         fail(HONE_E_FORMAT, "%s: '%sexpert_count' (%d) and '%sexpert_used_count' (%d) must be positive, used at most all",
              m.path.c_str(), a.c_str(), hp.n_expert, a.c_str(), hp.n_expert_used);
     }
+    if (hp.desc->moe == arch::Moe::SOFTMAX_NORM_FF) { // as llama.cpp's granitemoe loader: no shared expert without the key
+        hp.n_ff_exp = hp.n_ff;
+        hp.n_ff_shexp = (int) gguf_u32(g, a + "expert_shared_feed_forward_length", false, 0);
+        return;
+    }
     hp.n_ff_exp = (int) gguf_u32(g, a + "expert_feed_forward_length", false, (uint32_t) (hp.n_ff / hp.n_expert_used));
     hp.n_ff_shexp = (int) gguf_u32(g, a + "expert_shared_feed_forward_length", false, (uint32_t) hp.n_ff);
 }

@@ -67,6 +67,10 @@ ggml_tensor * moe_ffn(ggml_context * ctx, const Hparams & hp, const LayerWeights
     experts = tag(ggml_mul(ctx, experts, weights), "ffn_moe_weighted", il);
 
     ggml_tensor * out = tag(sum_slots(ctx, experts), "ffn_moe_out", il);
+    if (hp.desc->moe == arch::Moe::SOFTMAX_NORM_FF && L.ffn_up_shexp) { // Granite MoE Shared: added ungated
+        ggml_tensor * s = ggml_swiglu_split(ctx, ggml_mul_mat(ctx, L.ffn_gate_shexp, x), ggml_mul_mat(ctx, L.ffn_up_shexp, x));
+        return tag(ggml_add(ctx, out, tag(ggml_mul_mat(ctx, L.ffn_down_shexp, s), "ffn_shexp", il)), "ffn_out", il);
+    }
     if (!shared) return out;
     // the shared expert, gated by sigmoid(g) as llama.cpp writes it: Qwen2-MoE's silu(g) / g,
     // Qwen3.5-MoE's SIGMOID (no backward: through tanh). The gate vector's dot with each token is

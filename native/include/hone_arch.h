@@ -61,6 +61,8 @@ enum class Moe {
     SOFTMAX_WEIGHT_OAI, // router with a bias, top-k on its logits, the selected logits' softmax as weights;
                         // experts with biases and SwiGLU-OAI (alpha 1.702, limit 7) (gpt-oss)
     SOFTMAX_NORM_SHARED, // SOFTMAX_NORM's experts plus SOFTMAX_SHARED's gated shared expert (Qwen3.5-MoE)
+    SOFTMAX_NORM_FF,     // SOFTMAX_NORM's experts, each feed_forward_length wide, plus an ungated shared SwiGLU
+                         // expert where expert_shared_feed_forward_length is set (Granite MoE, Granite MoE Shared)
 };
 // Whether the FFN has a shared expert beside the routed ones.
 bool has_shared_expert(Moe m);

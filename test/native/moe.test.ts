@@ -1,5 +1,5 @@
 /**
- * Mixture of experts (Qwen3-MoE, Qwen3-VL-MoE, Qwen2-MoE, gpt-oss): the training graph's MoE FFN equals llama.cpp inference,
+ * Mixture of experts (Qwen3-MoE, Qwen3-VL-MoE, Qwen2-MoE, Granite MoE, gpt-oss): the training graph's MoE FFN equals llama.cpp inference,
  * its gradients match finite differences through the router and the frozen experts
  * (MUL_MAT_ID's backward, patch 0010), LoRA training on attention lowers the loss, and the
  * scan counts every op of llama.cpp's MoE graph as differentiable.
@@ -8,9 +8,18 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readGguf } from '../helpers/gguf.ts';
 import { honeTrain, tempDir, vocab } from '../helpers/native.ts';
 
 const TEXT = 'Once upon a time, there was a little dog named Max. He loved to run in the park with his red ball.';
+
+// A copy of a model with one tensor's bytes zeroed (zero blocks decode to zeros in every type).
+const zeroTensor = (src: string, name: string, out: string) => {
+  const raw = readGguf(src).raw.get(name);
+  assert.ok(raw, `${src} has no tensor ${name}`);
+  raw.fill(0);
+  writeFileSync(out, new Uint8Array(raw.buffer)); // the view's buffer is the whole file
+};
 
 describe('qwen3moe: forward equals llama.cpp, gradients, training', () => {
   const dir = tempDir();
@@ -36,8 +45,9 @@ describe('qwen3moe: forward equals llama.cpp, gradients, training', () => {
     });
   }
 
-  const checkGrad = (model: string) => {
-    const r = honeTrain(['check-grad', '--model', model, '--elements', '4', '--seed', '3', '--json']);
+  // floor: the check's floor where a layout's scales make every gradient small (Granite's logits / 8)
+  const checkGrad = (model: string, floor?: string) => {
+    const r = honeTrain(['check-grad', '--model', model, '--elements', '4', '--seed', '3', '--json', ...(floor ? ['--floor', floor] : [])]);
     assert.equal(r.code, 0, r.stdout + r.stderr);
     return { grads: r.events.filter((e) => e.type === 'grad'), summary: r.events.find((e) => e.type === 'check-grad')! };
   };
@@ -93,11 +103,14 @@ describe('qwen3moe: forward equals llama.cpp, gradients, training', () => {
   // A described MoE architecture end to end: the forward at each type within its bound, every
   // expert used (no selection change within a step: every element held to the bound) for the
   // gradients, LoRA training on attention and the head. Returns its model maker.
-  const endToEnd = (arch: string, shape: string[], vocabName: 'qwen2' | 'llama-spm', types: Array<[string, number]>, trainType: string) => {
+  // expertWidth: make-model's expert arguments (Granite's experts are --ff wide); floor: check-grad's;
+  // lr: the training run's
+  const endToEnd = (arch: string, shape: string[], vocabName: 'qwen2' | 'llama-spm', types: Array<[string, number]>, trainType: string,
+    { expertWidth = ['--expert-ff', '64'], floor, lr = '1e-2' }: { expertWidth?: string[]; floor?: string; lr?: string } = {}) => {
     const made = (type: string, used: number) => {
       const out = join(dir, `${arch}-${type}-${used}.gguf`);
       const m = honeTrain(['make-model', '--arch', arch, '--embd', '128', '--heads', '4', '--kv-heads', '2', '--ff', '192', '--experts', '4',
-        '--experts-used', String(used), '--expert-ff', '64', ...shape, '--type', type, '--vocab-from', vocab(vocabName), '--out', out]);
+        '--experts-used', String(used), ...expertWidth, ...shape, '--type', type, '--vocab-from', vocab(vocabName), '--out', out]);
       assert.equal(m.code, 0, m.stderr);
       return out;
     };
@@ -106,11 +119,11 @@ describe('qwen3moe: forward equals llama.cpp, gradients, training', () => {
       assert.equal(c.code, 0, c.stderr);
       assert.ok(c.events[0].tokens > 10 && c.events[0].max_rel_diff <= bound, `${type}: ${JSON.stringify(c.events[0])}`);
     }
-    const { summary } = checkGrad(made('f32', 4));
+    const { summary } = checkGrad(made('f32', 4), floor);
     assert.equal(summary.pass, true, JSON.stringify(summary));
     assert.ok(summary.checked >= 20 && summary.vector_rel_error < 1e-3, JSON.stringify(summary));
     const r = honeTrain(['--model', made(trainType, 2), '--data', data, '--out', join(dir, `${arch}-run`), '--steps', '8', '--ctx', '64',
-      '--lr', '1e-2', '--targets', 'all,output', '--json']);
+      '--lr', lr, '--targets', 'all,output', '--json']);
     assert.equal(r.code, 0, r.stderr);
     const losses = r.events.filter((e) => e.type === 'step').map((e) => e.loss);
     assert.ok(losses.at(-1) < 0.8 * losses[0], `loss ${losses[0]} -> ${losses.at(-1)}`);
@@ -119,6 +132,24 @@ describe('qwen3moe: forward equals llama.cpp, gradients, training', () => {
 
   test('qwen2moe (Qwen2 attention, weights as selected, a sigmoid-gated shared expert): forward equals llama.cpp, gradients, training', () => {
     endToEnd('qwen2moe', ['--layers', '3'], 'qwen2', [['f32', 1e-5], ['q8_0', 2e-2]], 'f32');
+  });
+
+  // Granite's experts are --ff wide; its scales (logits / 8, residual branches x 0.22) leave every
+  // gradient of the probe under check-grad's default floor and slow its training at lr 1e-2
+  const GRANITE = { expertWidth: [], floor: '1e-5', lr: '3e-2' };
+  test('granitemoe (Granite\'s scales, renormalised weights, experts as wide as feed_forward_length): forward equals llama.cpp, gradients, training', () => {
+    endToEnd('granitemoe', ['--layers', '3'], 'llama-spm', [['f32', 1e-5], ['q8_0', 2e-2]], 'q8_0', GRANITE);
+  });
+
+  test('granitemoe with a shared expert (Granite MoE Shared: added ungated): forward equals llama.cpp, gradients, training', () => {
+    const made = endToEnd('granitemoe', ['--layers', '2', '--shared-ff', '96'], 'llama-spm', [['f32', 1e-5], ['q4_k_m', 2e-2]], 'f32', GRANITE);
+    // the shared expert matters: llama.cpp's logits move when its down projection is zeroed
+    const shared = made('f32', 2);
+    const zeroed = join(dir, 'granitemoe-no-shared.gguf');
+    zeroTensor(shared, 'blk.1.ffn_down_shexp.weight', zeroed);
+    const c = honeTrain(['compare-logits', '--model', shared, '--model-b', zeroed, '--text', TEXT, '--json']);
+    assert.equal(c.code, 0, c.stderr);
+    assert.ok(c.events[0].max_rel_diff > 1e-3, JSON.stringify(c.events[0]));
   });
 
   test('gpt-oss (biased router, softmax over the selected logits, biased experts, SwiGLU-OAI; sinks, windows, YaRN): forward equals llama.cpp, gradients, training; llama.cpp\'s own graph needs ADD_ID and SWIGLU_OAI backwards, ours does not', () => {

@@ -18,6 +18,16 @@ std::vector<Desc> granite_family() {
         v.push_back(d);
     }
     {
+        Desc d = described("granitemoe", "granite", "Granite 3.x MoE (1B-A400M, 3B-A800M), Granite MoE Shared",
+                           "Granite's scales and attention; a mixture-of-experts FFN in every layer (softmax router, top-k experts, their weights renormalised, "
+                           "each expert as wide as feed_forward_length) plus, where `expert_shared_feed_forward_length` is set, an ungated shared SwiGLU "
+                           "expert; LoRA on attention (experts, shared expert and router stay frozen)");
+        d.scales = Scales::GRANITE;
+        d.moe = Moe::SOFTMAX_NORM_FF;
+        d.required_keys = { { "logit_scale", KeyType::F32 }, { "expert_count", KeyType::U32 }, { "expert_used_count", KeyType::U32 } };
+        v.push_back(d);
+    }
+    {
         Desc d = described("granite_swa", "granite", "Granite 4 (dense)",
                            "Granite's scales; a sink logit per head in every softmax (its backward to the scores is softmax's own); windowed layers and RoPE layers from the file's per-layer patterns; deepstack inputs are refused");
         d.scales = Scales::GRANITE;

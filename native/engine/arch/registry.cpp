@@ -81,6 +81,7 @@ const char * name_of(Moe v) {
         case Moe::SOFTMAX_SHARED: return "softmax_shared";
         case Moe::SOFTMAX_WEIGHT_OAI: return "softmax_weight_oai";
         case Moe::SOFTMAX_NORM_SHARED: return "softmax_norm_shared";
+        case Moe::SOFTMAX_NORM_FF: return "softmax_norm_ff";
     }
     return "?";
 }
