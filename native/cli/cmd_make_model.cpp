@@ -153,16 +153,15 @@ std::vector<TensorPlan> plan(const Spec & s) {
                 t.push_back({ n("ffn_up_exps.bias"), s.n_ff_exp, s.n_expert, GGML_TYPE_F32, sd });
                 t.push_back({ n("ffn_down_exps.bias"), s.n_embd, s.n_expert, GGML_TYPE_F32, sd });
             }
-            if (s.n_ff_shexp > 0) { // Granite MoE Shared: an ungated shared expert of --shared-ff width
-                w(n("ffn_gate_shexp.weight"), "ffn_gate", il, s.n_embd, s.n_ff_shexp);
-                w(n("ffn_up_shexp.weight"), "ffn_up", il, s.n_embd, s.n_ff_shexp);
-                w(n("ffn_down_shexp.weight"), "ffn_down", il, s.n_ff_shexp, s.n_embd);
-            }
-            if (hone::arch::has_shared_expert(d.moe)) { // a shared expert of --ff width and its gate vector
-                v(n("ffn_gate_inp_shexp.weight"), s.n_embd, sd);
-                w(n("ffn_gate_shexp.weight"), "ffn_gate", il, s.n_embd, s.n_ff);
-                w(n("ffn_up_shexp.weight"), "ffn_up", il, s.n_embd, s.n_ff);
-                w(n("ffn_down_shexp.weight"), "ffn_down", il, s.n_ff, s.n_embd);
+            // a shared expert: gated, of --ff width, with its gate vector; or ungated, of --shared-ff
+            // width (Granite MoE Shared)
+            const bool gated = hone::arch::has_shared_expert(d.moe);
+            const int shared_ff = gated ? s.n_ff : s.n_ff_shexp;
+            if (gated) v(n("ffn_gate_inp_shexp.weight"), s.n_embd, sd);
+            if (shared_ff > 0) {
+                w(n("ffn_gate_shexp.weight"), "ffn_gate", il, s.n_embd, shared_ff);
+                w(n("ffn_up_shexp.weight"), "ffn_up", il, s.n_embd, shared_ff);
+                w(n("ffn_down_shexp.weight"), "ffn_down", il, shared_ff, s.n_embd);
             }
             continue;
         }

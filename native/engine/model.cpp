@@ -141,13 +141,10 @@ static void bind_experts(hone_model & m, LayerWeights & L, int il) {
         bind(L.ffn_up_exps_b, "ffn_up_exps.bias", F, E, 1);
         bind(L.ffn_down_exps_b, "ffn_down_exps.bias", D, E, 1);
     }
-    if (hp.desc->moe == arch::Moe::SOFTMAX_NORM_FF && FS > 0) { // ungated (Granite MoE Shared)
-        bind(L.ffn_gate_shexp, "ffn_gate_shexp.weight", D, FS, 1);
-        bind(L.ffn_up_shexp, "ffn_up_shexp.weight", D, FS, 1);
-        bind(L.ffn_down_shexp, "ffn_down_shexp.weight", FS, D, 1);
-    }
-    if (arch::has_shared_expert(hp.desc->moe)) {
-        bind(L.ffn_gate_inp_shexp, "ffn_gate_inp_shexp.weight", D, 1, 1);
+    // a shared expert: gated (has_shared_expert), or ungated where the file gives its width (Granite MoE Shared)
+    const bool gated = arch::has_shared_expert(hp.desc->moe);
+    if (gated) bind(L.ffn_gate_inp_shexp, "ffn_gate_inp_shexp.weight", D, 1, 1);
+    if (gated || (hp.desc->moe == arch::Moe::SOFTMAX_NORM_FF && FS > 0)) {
         bind(L.ffn_gate_shexp, "ffn_gate_shexp.weight", D, FS, 1);
         bind(L.ffn_up_shexp, "ffn_up_shexp.weight", D, FS, 1);
         bind(L.ffn_down_shexp, "ffn_down_shexp.weight", FS, D, 1);

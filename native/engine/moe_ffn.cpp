@@ -67,20 +67,20 @@ ggml_tensor * moe_ffn(ggml_context * ctx, const Hparams & hp, const LayerWeights
     experts = tag(ggml_mul(ctx, experts, weights), "ffn_moe_weighted", il);
 
     ggml_tensor * out = tag(sum_slots(ctx, experts), "ffn_moe_out", il);
-    if (hp.desc->moe == arch::Moe::SOFTMAX_NORM_FF && L.ffn_up_shexp) { // Granite MoE Shared: added ungated
-        ggml_tensor * s = ggml_swiglu_split(ctx, ggml_mul_mat(ctx, L.ffn_gate_shexp, x), ggml_mul_mat(ctx, L.ffn_up_shexp, x));
-        return tag(ggml_add(ctx, out, tag(ggml_mul_mat(ctx, L.ffn_down_shexp, s), "ffn_shexp", il)), "ffn_out", il);
-    }
-    if (!shared) return out;
-    // the shared expert, gated by sigmoid(g) as llama.cpp writes it: Qwen2-MoE's silu(g) / g,
-    // Qwen3.5-MoE's SIGMOID (no backward: through tanh). The gate vector's dot with each token is
-    // MUL and SUM_ROWS: a product with a one-row matrix makes a one-column OUT_PROD in the
-    // backward (suspected in a cuBLAS refusal on CUDA, qwen35moe).
-    const bool sigmoid_op = hp.desc->moe == arch::Moe::SOFTMAX_NORM_SHARED;
-    ggml_tensor * g = tag(ggml_sum_rows(ctx, ggml_mul(ctx, x, L.ffn_gate_inp_shexp)), "ffn_shexp_gate_inp", il); // [1, n_tokens]
-    ggml_tensor * sigmoid = sigmoid_op ? sigmoid_differentiable(ctx, g) : ggml_div(ctx, ggml_silu(ctx, g), g);
+    if (!L.ffn_up_shexp) return out;
+    // the shared SwiGLU expert, added to the routed ones: ungated (Granite MoE Shared), or gated by
+    // sigmoid(g) as llama.cpp writes it: Qwen2-MoE's silu(g) / g, Qwen3.5-MoE's SIGMOID (no
+    // backward: through tanh). The gate vector's dot with each token is MUL and SUM_ROWS: a
+    // product with a one-row matrix makes a one-column OUT_PROD in the backward (suspected in a
+    // cuBLAS refusal on CUDA, qwen35moe).
     ggml_tensor * s = ggml_swiglu_split(ctx, ggml_mul_mat(ctx, L.ffn_gate_shexp, x), ggml_mul_mat(ctx, L.ffn_up_shexp, x));
-    s = tag(ggml_mul(ctx, ggml_mul_mat(ctx, L.ffn_down_shexp, s), sigmoid), "ffn_shexp_out", il);
+    s = ggml_mul_mat(ctx, L.ffn_down_shexp, s);
+    if (shared) {
+        const bool sigmoid_op = hp.desc->moe == arch::Moe::SOFTMAX_NORM_SHARED;
+        ggml_tensor * g = tag(ggml_sum_rows(ctx, ggml_mul(ctx, x, L.ffn_gate_inp_shexp)), "ffn_shexp_gate_inp", il); // [1, n_tokens]
+        s = ggml_mul(ctx, s, sigmoid_op ? sigmoid_differentiable(ctx, g) : ggml_div(ctx, ggml_silu(ctx, g), g));
+    }
+    tag(s, "ffn_shexp_out", il);
     return tag(ggml_add(ctx, out, s), "ffn_out", il);
 }
 
