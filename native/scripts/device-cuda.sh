@@ -2,7 +2,7 @@
 # GPU runs for the CUDA work, on a machine with nvcc, cmake and ninja but no Node and no
 # network. Builds ggml-cuda + hone-train + test-backend-ops from the llama.cpp bundle with
 # our patches, then runs the stages named on the command line, logging under $OUT.
-#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops] [oom] [attn] [attn-fit] [moe] [mmq-big] [moe-make] [moe-big] [norm-spike] [ns-ops] [delta-net] [gemma4]
+#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops] [oom] [attn] [attn-fit] [kernels] [moe] [mmq-big] [moe-make] [moe-big] [norm-spike] [ns-ops] [delta-net] [gemma4]
 # Inputs (ignored by git, carried to the machine): .device/gitRelease.bundle (from the pinned
 # node-llama-cpp tarball), .device/text.txt (training text) and optionally .device/native.tar
 # (`git archive HEAD native`: build a committed snapshot instead of the working tree).
@@ -140,6 +140,29 @@ attn-fit)
       log "qwen3-4b at $lo tokens: exit $rc, peak GPU $(sort -n "$out/smi-fit.txt" | tail -1) MiB used (nvidia-smi); $(python3 "$native/scripts/ops-summary.py" "$out/fit-run/ops.json" "$out/fit-run.jsonl" 2>&1)"
     }
   done
+  ;;
+kernels)
+  # Each kernel's own GPU time in one training step (Nsight Compute, no per-node
+  # synchronisation, CUDA graphs off so that every kernel is launched on its own), beside the
+  # unprofiled step's wall time: what the step spends in kernels and what between them.
+  # A Qwen3-4B shape cut to KERNELS_LAYERS layers (per layer the same kernels, fewer of them).
+  shape=qwen3-4b; layers=${KERNELS_LAYERS:-4}; ctx=${KERNELS_CTX:-2048}
+  m=$work/$shape-l$layers-q4_k_m.gguf
+  [ -f "$m" ] || "$bin/hone-train" make-model ${spec[$shape]/--layers 36/--layers $layers} --type q4_k_m --out "$m" 2>> "$out/kernels.log"
+  ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | tail -1)
+  for mode in graphs nographs; do
+    env_switch=""; [ $mode = nographs ] && env_switch="GGML_CUDA_DISABLE_GRAPHS=1"
+    env $env_switch timeout 120 "$bin/hone-train" --model "$m" --data "$dev/text.txt" --out "$out/kernels-$mode" --backend cuda \
+      --steps 8 --ctx $ctx --rank 8 --alpha 16 --json > "$out/kernels-$mode.jsonl" 2>> "$out/kernels.log"
+    log "$shape x$layers layers $mode: exit $? $(python3 "$native/scripts/ops-summary.py" "$out/kernels-$mode/ops.json" "$out/kernels-$mode.jsonl" 2>&1 | head -1)"
+  done
+  wall=$(python3 -c "import json,sys,statistics; s=[json.loads(l) for l in open(sys.argv[1]) if l.startswith('{\"type\":\"step\"')]; print(statistics.median(1000*$ctx/x['tokens_per_s'] for x in s[2:]))" "$out/kernels-nographs.jsonl" 2>/dev/null)
+  GGML_CUDA_DISABLE_GRAPHS=1 timeout ${KERNELS_TIMEOUT:-200} "$ncu" --clock-control none --csv --page raw --print-units base \
+    --metrics gpu__time_duration.sum,launch__grid_size,launch__block_size --log-file "$out/kernels-ncu.csv" \
+    "$bin/hone-train" --model "$m" --data "$dev/text.txt" --out "$out/kernels-ncu" --backend cuda --steps 3 --ctx $ctx --rank 8 --alpha 16 \
+    > "$out/kernels-ncu.log" 2>&1
+  log "ncu: exit $? ($ncu)"; tail -3 "$out/kernels-ncu.log" | sed 's/^/    /' | tee -a "$out/summary.txt"
+  log "$(python3 "$native/scripts/kernel-summary.py" "$out/kernels-ncu.csv" ${KERNELS_TOP:-30} $wall 2>&1)"
   ;;
 mem)
   "$bin/hone-test-out-prod-cuda-mem" 2560 151936 2048 > "$out/mem.log" 2>&1
