@@ -138,7 +138,7 @@ std::vector<TensorPlan> plan(const Spec & s) {
             v(n(d.tensors.ffn_norm), s.n_embd, 0.0f);
             if (layer_norm) v(n(bias_of(d.tensors.ffn_norm)), s.n_embd, sd);
         }
-        if (d.moe != Moe::NONE) {
+        if (s.n_expert > 0) {
             // the router stays F32, as llama-quantize leaves ffn_gate_inp; experts quantize as the FFN does
             t.push_back({ n("ffn_gate_inp.weight"), s.n_embd, s.n_expert, GGML_TYPE_F32, sd });
             auto e = [&](const std::string & name, const std::string & what, int64_t ne0, int64_t ne1) {
@@ -270,17 +270,22 @@ int cmd_make_model(int argc, char ** argv) {
     if (s.n_embd <= 0 || s.n_layer <= 0 || s.n_head <= 0 || s.n_kv <= 0 || s.n_ff <= 0 || s.head_dim <= 0 || s.n_head % s.n_kv) {
         throw UsageError("shape must be positive and heads a multiple of kv-heads");
     }
-    const bool moe = s.desc->moe != hone::arch::Moe::NONE;
+    // experts: always for a mixture-of-experts architecture, on request where the file decides (Mixtral's llama)
+    const bool moe = s.desc->moe != hone::arch::Moe::NONE && (!s.desc->experts_optional || a.has("experts"));
     s.n_expert = moe ? (int) a.integer("experts", 8) : 0;
     s.n_expert_used = moe ? (int) a.integer("experts-used", 2) : 0;
     s.n_ff_exp = moe ? (int) a.integer("expert-ff", s.n_ff / std::max(1, s.n_expert_used)) : 0;
     const bool ff_experts = s.desc->moe == hone::arch::Moe::SOFTMAX_NORM_FF;
     if (ff_experts && a.has("expert-ff")) throw UsageError(s.arch + "'s experts are --ff wide, as llama.cpp loads them: --expert-ff does not apply");
-    if (ff_experts) s.n_ff_exp = s.n_ff;
-    s.n_ff_shexp = ff_experts ? (int) a.integer("shared-ff", 0) : 0;
-    if (!ff_experts && a.has("shared-ff")) throw UsageError("--shared-ff (an ungated shared expert) applies to granitemoe only");
+    if (moe && ff_experts) s.n_ff_exp = s.n_ff;
+    const bool shared_ff = moe && s.desc->shared_ff_key;
+    s.n_ff_shexp = shared_ff ? (int) a.integer("shared-ff", 0) : 0;
+    if (!shared_ff && a.has("shared-ff")) throw UsageError("--shared-ff (an ungated shared expert) applies to granitemoe and granite with --experts only");
     if (s.n_ff_shexp < 0) throw UsageError("--shared-ff must be 0 (none) or positive");
-    if (!moe && (a.has("experts") || a.has("experts-used") || a.has("expert-ff"))) throw UsageError(s.arch + " has no experts: --experts, --experts-used and --expert-ff apply to mixture-of-experts architectures");
+    if (!moe && (a.has("experts") || a.has("experts-used") || a.has("expert-ff"))) {
+        throw UsageError(s.arch + (s.desc->experts_optional ? " has experts only with --experts" : " has no experts") +
+                         ": --experts, --experts-used and --expert-ff apply to mixture-of-experts models");
+    }
     if (moe && (s.n_expert <= 0 || s.n_expert_used <= 0 || s.n_expert_used > s.n_expert || s.n_ff_exp <= 0)) {
         throw UsageError("--experts and --expert-ff must be positive and --experts-used between 1 and --experts");
     }

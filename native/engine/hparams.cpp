@@ -309,9 +309,9 @@ static void read_experts(hone_model & m) {
         fail(HONE_E_FORMAT, "%s: '%sexpert_count' (%d) and '%sexpert_used_count' (%d) must be positive, used at most all",
              m.path.c_str(), a.c_str(), hp.n_expert, a.c_str(), hp.n_expert_used);
     }
-    if (hp.desc->moe == arch::Moe::SOFTMAX_NORM_FF) { // as llama.cpp's granitemoe loader: no shared expert without the key
+    if (hp.desc->moe == arch::Moe::SOFTMAX_NORM_FF) { // as llama.cpp's llama and granite loaders: no shared expert without the key
         hp.n_ff_exp = hp.n_ff;
-        hp.n_ff_shexp = (int) gguf_u32(g, a + "expert_shared_feed_forward_length", false, 0);
+        hp.n_ff_shexp = hp.desc->shared_ff_key ? (int) gguf_u32(g, a + "expert_shared_feed_forward_length", false, 0) : 0;
         return;
     }
     hp.n_ff_exp = (int) gguf_u32(g, a + "expert_feed_forward_length", false, (uint32_t) (hp.n_ff / hp.n_expert_used));
@@ -397,7 +397,8 @@ void read_hparams(hone_model & m) {
     const bool no_rope = d.positions == arch::Positions::ALIBI || d.positions == arch::Positions::ALIBI_KEY || d.positions == arch::Positions::LEARNED;
     hp.rope_type = no_rope ? -1 : ggml_rope_type(d.rope);
     read_counts(m);
-    if (d.moe != arch::Moe::NONE) read_experts(m);
+    const bool experts = d.moe != arch::Moe::NONE && (!d.experts_optional || gguf_u32(g, a + "expert_count", false, 0) > 0);
+    if (experts) read_experts(m);
     if (d.delta_net) read_delta_net(m);
     // Train with the epsilon inference will use, read or not.
     hp.norm_eps = d.zero_norm_eps ? 0.0f : gguf_f32(g, a + arch::norm_eps_key(d.norm_kind), 1e-5f);

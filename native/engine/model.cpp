@@ -176,7 +176,7 @@ static void bind_weights(hone_model & m) {
     auto blk = [](int il, const char * what) { return strfmt("blk.%d.%s", il, what); };
     const arch::Desc & d = *hp.desc;
     // a router in a layout described without experts (Gemma 4 26B-A4B): named before its scales
-    for (int il = 0; il < hp.n_layer && d.moe == arch::Moe::NONE; il++) {
+    for (int il = 0; il < hp.n_layer && hp.n_expert == 0; il++) {
         if (m.weight(blk(il, "ffn_gate_inp.weight"), false)) {
             fail(HONE_E_UNSUPPORTED, "%s: mixture-of-experts layers (layer %d) cannot train yet in %s", m.path.c_str(), il, hp.arch_name.c_str());
         }
@@ -251,7 +251,7 @@ static void bind_weights(hone_model & m) {
         L.out_scale = d.embeddings_skip ? m.weight(blk(il, "layer_output_scale.weight"), true) : nullptr;
         L.attn_sinks = m.weight(blk(il, "attn_sinks.weight"), d.tensors.sinks_required);
         L.layer_scale = d.layer_output_scaled ? m.weight(blk(il, "layer_output_scale.weight"), false) : nullptr;
-        if (d.moe != arch::Moe::NONE) {
+        if (hp.n_expert > 0) {
             bind_experts(m, L, il);
             continue;
         }

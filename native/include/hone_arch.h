@@ -61,8 +61,8 @@ enum class Moe {
     SOFTMAX_WEIGHT_OAI, // router with a bias, top-k on its logits, the selected logits' softmax as weights;
                         // experts with biases and SwiGLU-OAI (alpha 1.702, limit 7) (gpt-oss)
     SOFTMAX_NORM_SHARED, // SOFTMAX_NORM's experts plus SOFTMAX_SHARED's gated shared expert (Qwen3.5-MoE)
-    SOFTMAX_NORM_FF,     // SOFTMAX_NORM's experts, each feed_forward_length wide, plus an ungated shared SwiGLU
-                         // expert where expert_shared_feed_forward_length is set (Granite MoE, Granite MoE Shared)
+    SOFTMAX_NORM_FF,     // SOFTMAX_NORM's experts, each feed_forward_length wide (Mixtral, Granite MoE), plus an
+                         // ungated shared SwiGLU expert where Desc::shared_ff_key says (Granite MoE Shared)
 };
 // Whether the FFN has a shared expert beside the routed ones.
 bool has_shared_expert(Moe m);
@@ -154,6 +154,12 @@ struct Desc {
     QkNorm qk_norm = QkNorm::IF_PRESENT;
     Ffn ffn = Ffn::SWIGLU;
     Moe moe = Moe::NONE; // a mixture-of-experts FFN instead of `ffn` (every layer)
+    // `moe` only where the file has `expert_count` > 0, else `ffn` (llama.cpp's llama, mistral3 and
+    // granite loaders: Mixtral is a llama file with experts)
+    bool experts_optional = false;
+    // an ungated shared expert where the file sets expert_shared_feed_forward_length (the loaders
+    // that read that key: granite's)
+    bool shared_ff_key = false;
     Positions positions = Positions::ROPE;
     Rope rope = Rope::NORMAL;
     RopeBase rope_base = RopeBase::FILE;

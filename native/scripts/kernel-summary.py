@@ -2,7 +2,7 @@
 """Where one training step's GPU time goes, kernel by kernel, from Nsight Compute's raw CSV
 (`ncu --csv --page raw --print-units base --metrics gpu__time_duration.sum,...`). Unlike
 hone-train's --profile, which synchronises after every node, these are the kernels' own
-durations. Steps are told apart by the optimizer: a step ends with its run of AdamW kernels.
+durations. Steps are told apart by the optimizer: a step ends with its AdamW kernels.
 usage: kernel-summary.py NCU.csv [top] [step-wall-ms]"""
 import csv
 import re
@@ -22,19 +22,20 @@ for r in rows[head_at + 1:]:
     kernels.append((r[col_name], float(r[col_time].replace(",", "")) / 1e6,
                     r[col_grid] if col_grid is not None else ""))
 
-# split into steps at the end of each run of optimizer kernels
-steps, cur, in_opt = [], [], False
-for k in kernels:
-    opt = "adamw" in k[0].lower()
-    if in_opt and not opt:
-        steps.append(cur)
-        cur = []
-    cur.append(k)
-    in_opt = opt
-if in_opt:
-    steps.append(cur)
-if not steps:
+# split into steps at the end of each optimizer phase: AdamW kernels, one per tensor, with the
+# gradient's scaling (a MUL) launched between them
+ends, last_opt = [], None
+for i, k in enumerate(kernels):
+    if "adamw" in k[0].lower():
+        if last_opt is not None and i - last_opt > 3:
+            ends.append(last_opt)
+        last_opt = i
+if last_opt is not None:
+    ends.append(last_opt)
+if not ends:
     sys.exit(f"no optimizer kernels among {len(kernels)} kernels: no complete step profiled")
+starts = [0] + [e + 1 for e in ends[:-1]]
+steps = [kernels[a:e + 1] for a, e in zip(starts, ends)]
 step = steps[-1]
 total = sum(k[1] for k in step)
 line = f"{len(kernels)} kernels profiled, {len(steps)} complete steps; the last: {len(step)} kernels, {total:.2f} ms of kernel time"

@@ -1,5 +1,5 @@
 /**
- * Mixture of experts (Qwen3-MoE, Qwen3-VL-MoE, Qwen2-MoE, Granite MoE, gpt-oss): the training graph's MoE FFN equals llama.cpp inference,
+ * Mixture of experts (Qwen3-MoE, Qwen3-VL-MoE, Qwen2-MoE, Granite MoE, gpt-oss, Mixtral): the training graph's MoE FFN equals llama.cpp inference,
  * its gradients match finite differences through the router and the frozen experts
  * (MUL_MAT_ID's backward, patch 0010), LoRA training on attention lowers the loss, and the
  * scan counts every op of llama.cpp's MoE graph as differentiable.
@@ -150,6 +150,16 @@ describe('qwen3moe: forward equals llama.cpp, gradients, training', () => {
     const c = honeTrain(['compare-logits', '--model', shared, '--model-b', zeroed, '--text', TEXT, '--json']);
     assert.equal(c.code, 0, c.stderr);
     assert.ok(c.events[0].max_rel_diff > 1e-3, JSON.stringify(c.events[0]));
+  });
+
+  // Mixtral: a llama file with experts (llama.cpp's llama loader reads them where expert_count is set)
+  test('llama with experts (Mixtral: softmax router, renormalised weights, experts as wide as feed_forward_length): forward equals llama.cpp, gradients, training', () => {
+    const made = endToEnd('llama', ['--layers', '2'], 'llama-spm', [['f32', 1e-5], ['q4_k_m', 2e-2]], 'q4_k_m', { expertWidth: [] });
+    const scan = honeTrain(['scan', '--model', made('f32', 2), '--json']).events.find((e) => e.type === 'scan')!;
+    assert.ok(scan.ops.includes('MUL_MAT_ID'), JSON.stringify(scan.ops)); // llama.cpp's own graph routes the experts too
+    const shared = honeTrain(['make-model', '--arch', 'llama', '--experts', '4', '--shared-ff', '64', '--vocab-from', vocab('llama-spm'), '--out', join(dir, 'x.gguf')]);
+    assert.notEqual(shared.code, 0);
+    assert.match(shared.stderr, /--shared-ff/); // llama.cpp's llama graph has no shared expert
   });
 
   test('gpt-oss (biased router, softmax over the selected logits, biased experts, SwiGLU-OAI; sinks, windows, YaRN): forward equals llama.cpp, gradients, training; llama.cpp\'s own graph needs ADD_ID and SWIGLU_OAI backwards, ours does not', () => {

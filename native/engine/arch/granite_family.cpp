@@ -15,6 +15,8 @@ std::vector<Desc> granite_family() {
         Desc d = described("granite", "granite", "Granite 3.x dense", "the same scales, read from the file, and its attention scale");
         d.scales = Scales::GRANITE;
         d.required_keys = { { "logit_scale", KeyType::F32 } };
+        d.moe = Moe::SOFTMAX_NORM_FF; // llama.cpp's granite loader: granitemoe's experts where the file has them
+        d.experts_optional = d.shared_ff_key = true;
         v.push_back(d);
     }
     {
@@ -24,6 +26,7 @@ std::vector<Desc> granite_family() {
                            "expert; LoRA on attention (experts, shared expert and router stay frozen)");
         d.scales = Scales::GRANITE;
         d.moe = Moe::SOFTMAX_NORM_FF;
+        d.shared_ff_key = true;
         d.required_keys = { { "logit_scale", KeyType::F32 }, { "expert_count", KeyType::U32 }, { "expert_used_count", KeyType::U32 } };
         v.push_back(d);
     }

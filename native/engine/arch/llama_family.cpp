@@ -5,14 +5,29 @@
 
 namespace hone::arch {
 
+// llama.cpp's llama and mistral3 loaders: a file with expert_count > 0 has Mixtral's experts,
+// feed_forward_length wide, in every layer
+static void with_optional_experts(Desc & d) {
+    d.moe = Moe::SOFTMAX_NORM_FF;
+    d.experts_optional = true;
+}
+
 std::vector<Desc> llama_family() {
     std::vector<Desc> v;
-    v.push_back(described("llama", "llama", "Llama 1–3.x, Mistral 7B, TinyLlama, SmolLM, stories260K",
-                          "RoPE normal, optional `rope_freqs` (Llama 3), GQA, SwiGLU, optional FFN biases (read by llama.cpp's loader, so by ours)"));
+    {
+        Desc d = described("llama", "llama", "Llama 1–3.x, Mistral 7B, TinyLlama, SmolLM, stories260K, Mixtral",
+                           "RoPE normal, optional `rope_freqs` (Llama 3), GQA, SwiGLU, optional FFN biases (read by llama.cpp's loader, so by ours); "
+                           "in a file with `expert_count` (Mixtral 8x7B, 8x22B) a mixture-of-experts FFN in every layer: softmax router, top-k experts, "
+                           "their weights renormalised, each expert as wide as feed_forward_length; LoRA on attention there (experts and router stay frozen)");
+        with_optional_experts(d);
+        v.push_back(d);
+    }
     {
         Desc d = described("mistral3", "llama", "Mistral 3 family",
-                           "llama's graph with its YaRN RoPE scaling and, when the file sets `attention.temperature_scale`, Q scaled per position after RoPE (log(⌊pos / original context⌋ + 1) · scale + 1); equal to llama.cpp to the last bit on the synthetic model");
+                           "llama's graph with its YaRN RoPE scaling and, when the file sets `attention.temperature_scale`, Q scaled per position after RoPE (log(⌊pos / original context⌋ + 1) · scale + 1); equal to llama.cpp to the last bit on the synthetic model; "
+                           "experts as llama's where the file has them");
         d.attn_temperature = true;
+        with_optional_experts(d);
         v.push_back(d);
     }
     v.push_back(described("deci", "llama", "Nemotron/DeciLM",
