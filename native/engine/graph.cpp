@@ -45,6 +45,11 @@ ForwardInputs make_forward_inputs(ggml_context * ctx, const Hparams & hp, int T,
         ggml_set_name(in.kq_mask_swa_f16, "kq_mask_swa_f16");
         ggml_set_input(in.kq_mask_swa_f16);
     }
+    // outputs too: the allocator then never lends their memory to a later node, so the masks a
+    // trainer uploaded once stay valid for every step (set_attention_masks)
+    for (ggml_tensor * t : { in.kq_mask, in.kq_mask_swa, in.kq_mask_f16, in.kq_mask_swa_f16 }) {
+        if (t) ggml_set_output(t);
+    }
     if (hp.desc && hp.desc->delta_net) in.dn = make_delta_net_inputs(ctx, hp, T, B);
     return in;
 }
@@ -74,7 +79,7 @@ void set_positions(const ForwardInputs & in, const std::vector<int32_t> & pos) {
     ggml_backend_tensor_set(in.pos, all.data(), 0, all.size() * sizeof(int32_t));
 }
 
-void set_causal_mask(const ForwardInputs & in, const Hparams & hp, int T) {
+void set_attention_masks(const ForwardInputs & in, const Hparams & hp, int T) {
     const int heads = (int) in.kq_mask->ne[2];
     // ggml_soft_max_ext's ALiBi slopes, computed as it computes them
     const uint32_t n_head_log2 = 1u << (uint32_t) std::floor(std::log2((float) heads));
@@ -105,6 +110,10 @@ void set_causal_mask(const ForwardInputs & in, const Hparams & hp, int T) {
         }
         upload(in.kq_mask_swa, in.kq_mask_swa_f16, (size_t) T * T);
     }
+}
+
+void set_causal_mask(const ForwardInputs & in, const Hparams & hp, int T) {
+    set_attention_masks(in, hp, T);
     set_delta_net_inputs(in.dn);
 }
 
@@ -118,9 +127,8 @@ struct SharedProducts {
 // rank-r product instead is the same up to rounding and keeps the scale (and its backward)
 // off the full-width activations: 2 x 7 passes over [n_out, tokens] per layer saved.
 static ggml_tensor * lora_mm(ggml_context * ctx, const hone_adapter * ad, ggml_tensor * w, ggml_tensor * x, SharedProducts & shared) {
-    ggml_tensor * res = ggml_mul_mat(ctx, w, x);
     const LoraPair * p = ad ? ad->find(w) : nullptr;
-    if (!p) return res;
+    if (!p) return ggml_mul_mat(ctx, w, x);
     ggml_tensor * ax;
     if (p->fused_a) {
         auto it = shared.by_a.find(p->fused_a);
@@ -133,7 +141,10 @@ static ggml_tensor * lora_mm(ggml_context * ctx, const hone_adapter * ad, ggml_t
     } else {
         ax = ggml_scale(ctx, ggml_mul_mat(ctx, p->a, x), ad->scale());
     }
-    return ggml_add(ctx, res, ggml_mul_mat(ctx, p->b, ax));
+    // the LoRA term built first, W·x last: W·x is then the node just before the sum, which
+    // ggml-cuda runs as one GEMM accumulating into the sum (patch 0013); a + b == b + a exactly
+    ggml_tensor * lora = ggml_mul_mat(ctx, p->b, ax);
+    return ggml_add(ctx, lora, ggml_mul_mat(ctx, w, x));
 }
 
 // Names forward tensors "<what>-<layer>" so the op report can place every node in a layer.

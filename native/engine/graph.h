@@ -93,9 +93,12 @@ struct TrainingLoss {
 TrainingLoss build_training_loss(ggml_context * ctx, const hone_model & m, const hone_adapter & ad, int T, int B,
                                  ggml_backend_t attention_backend = nullptr);
 
-// Uploads the causal mask for T tokens (and the delta-net layers' chunk triangles). With ALiBi each head's plane holds its bias,
+// Uploads the causal masks for T tokens. With ALiBi each head's plane holds its bias,
 // slope * -(distance), with ggml's slopes: ggml has no backward for SOFT_MAX's own ALiBi, so
-// the graph adds the same bias through the mask instead.
+// the graph adds the same bias through the mask instead. The same for every micro-batch of a
+// graph's allocation (the masks are outputs: no node reuses their memory).
+void set_attention_masks(const ForwardInputs & in, const Hparams & hp, int T);
+// set_attention_masks and the delta-net layers' chunk triangles.
 void set_causal_mask(const ForwardInputs & in, const Hparams & hp, int T);
 
 } // namespace hone

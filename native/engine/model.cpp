@@ -188,6 +188,11 @@ static void bind_weights(hone_model & m) {
         if (name.size() > 6 && name.compare(name.size() - 6, 6, ".scale") == 0) {
             fail(HONE_E_UNSUPPORTED, "%s: per-tensor weight scales ('%s') cannot train yet", m.path.c_str(), name.c_str());
         }
+        for (const std::string & r : d.refused_tensors) {
+            if (name.size() >= r.size() && name.compare(name.size() - r.size(), r.size(), r) == 0) {
+                fail(HONE_E_UNSUPPORTED, "%s: tensor '%s' (a part of %s that Hone's graph does not build) cannot train yet", m.path.c_str(), name.c_str(), hp.arch_name.c_str());
+            }
+        }
     }
     const bool weightless = d.norms == arch::Norms::WEIGHTLESS;
     m.tok_embd = m.weight("token_embd.weight", !d.tensors.embd_from_output);

@@ -146,11 +146,13 @@ static void allocate_compute(hone_trainer & tr) {
              tr.T, tr.B);
     }
     tr.sched_graph = tr.gb;
+    tr.masks_set_for = nullptr;
 }
 
 // The scheduler holds one graph's allocation at a time: training and evaluation switch it.
 static void use_graph(hone_trainer & tr, ggml_cgraph * g) {
     if (tr.sched_graph == g) return;
+    tr.masks_set_for = nullptr; // a new allocation: its inputs hold nothing yet
     ggml_backend_sched_reset(tr.sched);
     tr.sources.restore();
     if (!ggml_backend_sched_alloc_graph(tr.sched, g)) fail(HONE_E_MEMORY, "cannot allocate the %s graph", g == tr.gb ? "training" : "evaluation");
@@ -177,7 +179,13 @@ static void upload_micro_batch(hone_trainer & tr, const std::vector<const Prepar
     }
     ggml_backend_tensor_set(tr.in.tokens, tokens.data(), 0, tokens.size() * sizeof(int32_t));
     set_positions(tr.in, pos);
-    set_causal_mask(tr.in, tr.model->hp, T);
+    // the masks once per allocation of the graph: at 16384 tokens building and converting them
+    // on the host took a few hundred milliseconds a step
+    if (tr.masks_set_for != tr.sched_graph) {
+        set_attention_masks(tr.in, tr.model->hp, T);
+        tr.masks_set_for = tr.sched_graph;
+    }
+    set_delta_net_inputs(tr.in.dn);
     ggml_backend_tensor_set(tr.li.targets, targets.data(), 0, targets.size() * sizeof(int32_t));
     ggml_backend_tensor_set(tr.li.loss_mask, mask.data(), 0, mask.size() * sizeof(float));
     ggml_backend_tensor_set(tr.li.loss_scale, &loss_scale, 0, sizeof(float));

@@ -53,6 +53,7 @@ struct hone_trainer {
     ggml_cgraph * gf = nullptr;     // forward only (evaluation)
     ggml_cgraph * gb = nullptr;     // forward + backward
     const ggml_cgraph * sched_graph = nullptr; // the graph the scheduler is allocated for
+    const ggml_cgraph * masks_set_for = nullptr; // the allocation whose attention masks are uploaded
     hone::ForwardInputs in;
     hone::LossInputs li;
     ggml_tensor * loss = nullptr;

@@ -177,6 +177,9 @@ struct Desc {
     bool embeddings_normed = false; // the embeddings normed by token_embd_norm (weight, bias) before the first layer (BLOOM)
     bool zero_norm_eps = false;     // the pinned loader reads no epsilon: it stays 0 (Qwen2-VL)
     bool refuses_loops = false;     // num_loops > 1 (looped layers) is refused (Nanbeige)
+    // tensors (name suffixes) the loader reads as optional whose computation the graph does not
+    // build: a file with one is refused at load, naming it (MPT's Q/K LayerNorms)
+    std::vector<std::string> refused_tensors;
     // attention.temperature_scale (Mistral 3, as Llama 4): Q times log(floor(pos / n_ctx_orig) + 1) * scale + 1 after RoPE
     bool attn_temperature = false;
     bool always_tied = false;       // the head is token_embd even where output.weight exists

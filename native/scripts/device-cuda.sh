@@ -2,7 +2,7 @@
 # GPU runs for the CUDA work, on a machine with nvcc, cmake and ninja but no Node and no
 # network. Builds ggml-cuda + hone-train + test-backend-ops from the llama.cpp bundle with
 # our patches, then runs the stages named on the command line, logging under $OUT.
-#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops] [oom] [attn] [attn-fit] [kernels] [moe] [mmq-big] [moe-make] [moe-big] [norm-spike] [ns-ops] [delta-net] [gemma4]
+#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops] [oom] [attn] [attn-fit] [kernels] [ops-mm-add] [moe] [mmq-big] [moe-make] [moe-big] [norm-spike] [ns-ops] [delta-net] [gemma4]
 # Inputs (ignored by git, carried to the machine): .device/gitRelease.bundle (from the pinned
 # node-llama-cpp tarball), .device/text.txt (training text) and optionally .device/native.tar
 # (`git archive HEAD native`: build a committed snapshot instead of the working tree).
@@ -232,6 +232,12 @@ ops-bf16)
   GGML_CUDA_MMQ_MAX_BATCH=64 timeout 240 "$bin/test-backend-ops" test -b CUDA0 -o MUL_MAT ${OPS_BF16_FILTER:+-p "$OPS_BF16_FILTER"} > "$out/ops-mul-mat-bf16.log" 2>&1
   log "MUL_MAT, MMQ max batch 64: $(grep -E 'tests passed' "$out/ops-mul-mat-bf16.log" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$out/ops-mul-mat-bf16.log") FAIL"
   grep -E 'FAIL' "$out/ops-mul-mat-bf16.log" | head -5 | sed 's/^/    /' | tee -a "$out/summary.txt"
+  ;;
+ops-mm-add)
+  # patch 0013's MUL_MAT + ADD fusion (one GEMM accumulating into the sum) against the CPU's two ops
+  GGML_CUDA_MMQ_MAX_BATCH=64 timeout 120 "$bin/test-backend-ops" test -b CUDA0 -o ADD -p c_first > "$out/ops-mul-mat-add.log" 2>&1
+  log "MUL_MAT + ADD, MMQ max batch 64: $(grep -E 'tests passed' "$out/ops-mul-mat-add.log" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$out/ops-mul-mat-add.log") FAIL"
+  grep -E 'FAIL' "$out/ops-mul-mat-add.log" | head -5 | sed 's/^/    /' | tee -a "$out/summary.txt"
   ;;
 precision)
   # One build, the same runs under --gpu-precision f32 (ggml's own choices) and bf16 (patch 0003's switches).

@@ -84,6 +84,7 @@ const CASES: Record<string, { arch: string; kv?: string; probe?: string[]; ownGr
   codeshell: { arch: 'codeshell', fwd: GELU_TABLE },                         // LayerNorms, biases, NeoX RoPE, GELU FFN, untied head
   gpt2: { arch: 'gpt2', fwd: GELU_TABLE },                                   // learned absolute positions, no RoPE, fused Q/K/V, GELU FFN
   bloom: { arch: 'bloom', fwd: GELU_TABLE },                                 // embeddings LayerNormed, ALiBi through the mask, GELU FFN
+  mpt: { arch: 'mpt', fwd: GELU_TABLE, kv: 'attention.max_alibi_bias=8' },  // LayerNorms, fused Q/K/V, ALiBi from the file's bias, GELU FFN
   olmo: { arch: 'olmo' },                                                    // LayerNorms without weights, normal RoPE
   starcoder: { arch: 'starcoder', fwd: GELU_TABLE, kv: 'attention.head_count_kv=1' }, // GPT-2's graph with multi-query K/V
   // gated delta-net layers and gated-Q attention; the probe's delta-net gradients are larger: a smaller step
@@ -299,6 +300,15 @@ describe('architectures made from their loaders: forward equals llama.cpp, gradi
     const m = honeTrain(['--model', moe, '--data', data, '--out', join(dir, 'gemma4-moe'), '--steps', '1']);
     assert.equal(m.code, 1, m.stderr);
     assert.match(m.stderr, /mixture-of-experts layers \(layer 0\) cannot train yet in gemma4/);
+  });
+
+  test('mpt: a file with Q/K LayerNorms (a layout the graph does not build) is refused, naming the tensor', () => {
+    const model = join(dir, 'mpt-qk-norm.gguf');
+    assert.equal(honeTrain(['probe-arch', '--arch', 'mpt', '--vocab-from', vocab('llama-spm'), '--out', model, '--kv', 'attention.max_alibi_bias=8',
+      '--layer-tensors', 'attn_q_norm.weight@0:1,attn_k_norm.weight@0:1']).code, 0);
+    const r = honeTrain(['--model', model, '--data', data, '--out', join(dir, 'mpt-qk-norm'), '--steps', '1']);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /tensor 'blk\.0\.attn_[qk]_norm\.weight' \(a part of mpt that Hone's graph does not build\) cannot train yet/);
   });
 
   test('gpt2: a window longer than its learned positions is refused, naming them', () => {

@@ -97,6 +97,18 @@ std::vector<Desc> layernorm_family() {
         v.push_back(d);
     }
     {
+        Desc d = layernorm_base("mpt", "MPT (7B, 30B)",
+                                "LayerNorms (biases where the file has them), fused Q/K/V clamped to ±`attention.clamp_kqv` when the file gives it, "
+                                "ALiBi through the mask with the file's `attention.max_alibi_bias`, a GELU FFN without a gate; optional biases on every projection. "
+                                "Files with learned positions, Q/K LayerNorms or activation scales (`ffn.act`) are refused at load");
+        d.positions = Positions::ALIBI_KEY;
+        d.ffn = Ffn::GELU;
+        d.clamp_kqv_key = true;
+        d.tensors.fused_qkv = true;
+        d.refused_tensors = { "position_embd.weight", "attn_q_norm.weight", "attn_k_norm.weight", "ffn.act.scales" };
+        v.push_back(d);
+    }
+    {
         Desc d = layernorm_base("codeshell", "CodeShell",
                                 "LayerNorms with biases, Q/K/V with biases, NeoX RoPE, a GELU FFN with biases, a head of its own");
         d.ffn = Ffn::GELU;
