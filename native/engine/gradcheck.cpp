@@ -251,18 +251,30 @@ GradCheckResult grad_check(hone_model & m, hone_adapter & ad, const std::vector<
     GradCheckResult res;
     res.quantized_base = !h.dequantized.aliases.empty() || h.dequantized.buf != nullptr;
     std::vector<GradCheckEntry> & out = res.entries;
-    // Per adapter tensor, as the adapter file names them: a fused A is checked through each
-    // member's view (its rows of the fused tensor and of the fused gradient).
+    // Per adapter tensor, as the adapter file names them, in the adapter's order (each pair's B,
+    // then its A), whatever order the graph holds them in: a fused A is checked through each
+    // member's view (its rows of the fused tensor and of the fused gradient), all members at the first.
     struct Slice { std::string name; ggml_tensor * param, * acc; int64_t offset, n; };
     std::vector<Slice> slices;
-    for (auto & [param, acc] : h.param_acc) {
-        bool fused = false;
-        for (auto & pair : ad.pairs) {
-            if (pair.fused_a != param) continue;
-            fused = true;
-            slices.push_back({ pair.a->name, param, acc, (int64_t) (pair.a->view_offs / sizeof(float)), ggml_nelements(pair.a) });
+    auto acc_of = [&](const ggml_tensor * param) -> ggml_tensor * {
+        for (auto & [p, acc] : h.param_acc) if (p == param) return acc;
+        return nullptr;
+    };
+    std::vector<const ggml_tensor *> fused_done;
+    for (auto & pair : ad.pairs) {
+        if (ggml_tensor * acc = acc_of(pair.b)) slices.push_back({ pair.b->name, pair.b, acc, 0, ggml_nelements(pair.b) });
+        if (!pair.fused_a) {
+            if (ggml_tensor * acc = acc_of(pair.a)) slices.push_back({ pair.a->name, pair.a, acc, 0, ggml_nelements(pair.a) });
+            continue;
         }
-        if (!fused) slices.push_back({ param->name, param, acc, 0, ggml_nelements(param) });
+        if (std::find(fused_done.begin(), fused_done.end(), pair.fused_a) != fused_done.end()) continue;
+        fused_done.push_back(pair.fused_a);
+        ggml_tensor * acc = acc_of(pair.fused_a);
+        if (!acc) continue;
+        for (auto & member : ad.pairs) {
+            if (member.fused_a != pair.fused_a) continue;
+            slices.push_back({ member.a->name, member.fused_a, acc, (int64_t) (member.a->view_offs / sizeof(float)), ggml_nelements(member.a) });
+        }
     }
     for (auto & [name, param, acc, offset, n] : slices) {
         const int il = layer_of(name);

@@ -314,6 +314,16 @@ static void read_experts(hone_model & m) {
         hp.n_ff_shexp = hp.desc->shared_ff_key ? (int) gguf_u32(g, a + "expert_shared_feed_forward_length", false, 0) : 0;
         return;
     }
+    if (hp.desc->moe == arch::Moe::SOFTMAX_SHARED_COUNT) { // as llama.cpp's deepseek loader
+        hp.n_ff_exp = (int) gguf_u32(g, a + "expert_feed_forward_length", true);
+        hp.n_ff_shexp = hp.n_ff_exp * (int) gguf_u32(g, a + "expert_shared_count", true);
+        hp.n_layer_dense_lead = (int) gguf_u32(g, a + "leading_dense_block_count", false, 0);
+        hp.expert_weights_scale = gguf_f32(g, a + "expert_weights_scale", 0.0f);
+        if (hp.n_layer_dense_lead > hp.n_layer) {
+            fail(HONE_E_FORMAT, "%s: '%sleading_dense_block_count' (%d) is more than the %d layers", m.path.c_str(), a.c_str(), hp.n_layer_dense_lead, hp.n_layer);
+        }
+        return;
+    }
     hp.n_ff_exp = (int) gguf_u32(g, a + "expert_feed_forward_length", false, (uint32_t) (hp.n_ff / hp.n_expert_used));
     hp.n_ff_shexp = (int) gguf_u32(g, a + "expert_shared_feed_forward_length", false, (uint32_t) hp.n_ff);
 }

@@ -141,10 +141,12 @@ static void bind_experts(hone_model & m, LayerWeights & L, int il) {
         bind(L.ffn_up_exps_b, "ffn_up_exps.bias", F, E, 1);
         bind(L.ffn_down_exps_b, "ffn_down_exps.bias", D, E, 1);
     }
-    // a shared expert: gated (has_shared_expert), or ungated where the file gives its width (Granite MoE Shared)
+    // a shared expert: gated (has_shared_expert), or ungated where the file gives its width (Granite
+    // MoE Shared) or count (DeepSeek-MoE)
     const bool gated = arch::has_shared_expert(hp.desc->moe);
+    const bool ungated = (hp.desc->moe == arch::Moe::SOFTMAX_NORM_FF || hp.desc->moe == arch::Moe::SOFTMAX_SHARED_COUNT) && FS > 0;
     if (gated) bind(L.ffn_gate_inp_shexp, "ffn_gate_inp_shexp.weight", D, 1, 1);
-    if (gated || (hp.desc->moe == arch::Moe::SOFTMAX_NORM_FF && FS > 0)) {
+    if (gated || ungated) {
         bind(L.ffn_gate_shexp, "ffn_gate_shexp.weight", D, FS, 1);
         bind(L.ffn_up_shexp, "ffn_up_shexp.weight", D, FS, 1);
         bind(L.ffn_down_shexp, "ffn_down_shexp.weight", FS, D, 1);
@@ -256,7 +258,7 @@ static void bind_weights(hone_model & m) {
         L.out_scale = d.embeddings_skip ? m.weight(blk(il, "layer_output_scale.weight"), true) : nullptr;
         L.attn_sinks = m.weight(blk(il, "attn_sinks.weight"), d.tensors.sinks_required);
         L.layer_scale = d.layer_output_scaled ? m.weight(blk(il, "layer_output_scale.weight"), false) : nullptr;
-        if (hp.n_expert > 0) {
+        if (hp.n_expert > 0 && il >= hp.n_layer_dense_lead) {
             bind_experts(m, L, il);
             continue;
         }

@@ -66,6 +66,8 @@ struct Hparams {
     float attn_temp_scale = 0.0f; // Mistral 3's attention.temperature_scale (0: none); its floor scale is n_ctx_orig
     // Mixture of experts (arch::Moe): experts per layer, used per token, each expert's FFN width
     int n_expert = 0, n_expert_used = 0, n_ff_exp = 0, n_ff_shexp = 0; // n_ff_shexp: the shared expert's (0: none)
+    int n_layer_dense_lead = 0;        // the first layers' dense FFNs before the experts' (Moe::SOFTMAX_SHARED_COUNT)
+    float expert_weights_scale = 0.0f; // the selected experts' weights times this, where not 0 or 1 (as llama.cpp)
     // Gated delta-net layers (arch::Desc::delta_net): which layers, the causal convolution's
     // width, the key heads (ssm.group_count) of ssm_d_state dims, the value heads
     // (ssm.time_step_rank) sharing ssm_d_inner, as llama.cpp's qwen35 loader reads them.

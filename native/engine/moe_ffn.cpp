@@ -50,13 +50,14 @@ ggml_tensor * moe_ffn(ggml_context * ctx, const Hparams & hp, const LayerWeights
 
     // the selected experts' probabilities, renormalised for Moe::SOFTMAX_NORM (the clamp keeps
     // llama.cpp's guard against a zero sum)
-    const bool shared = arch::has_shared_expert(hp.desc->moe), renormalised = hp.desc->moe != arch::Moe::SOFTMAX_SHARED;
+    const bool shared = arch::has_shared_expert(hp.desc->moe), renormalised = arch::renormalises(hp.desc->moe);
     ggml_tensor * weights = ggml_get_rows(ctx, ggml_reshape_3d(ctx, probs, 1, n_expert, n_tokens), selected); // [1, n_used, n_tokens]
     if (renormalised) {
         weights = ggml_reshape_2d(ctx, weights, n_used, n_tokens);
         ggml_tensor * sum = ggml_clamp(ctx, ggml_sum_rows(ctx, weights), 6.103515625e-5f, INFINITY);
         weights = ggml_reshape_3d(ctx, ggml_div(ctx, weights, sum), 1, n_used, n_tokens);
     }
+    if (hp.expert_weights_scale != 0.0f && hp.expert_weights_scale != 1.0f) weights = ggml_scale(ctx, weights, hp.expert_weights_scale);
     tag(weights, "ffn_moe_weights", il);
 
     ggml_tensor * cur = ggml_reshape_3d(ctx, x, n_embd, 1, n_tokens);

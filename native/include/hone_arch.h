@@ -63,9 +63,14 @@ enum class Moe {
     SOFTMAX_NORM_SHARED, // SOFTMAX_NORM's experts plus SOFTMAX_SHARED's gated shared expert (Qwen3.5-MoE)
     SOFTMAX_NORM_FF,     // SOFTMAX_NORM's experts, each feed_forward_length wide (Mixtral, Granite MoE), plus an
                          // ungated shared SwiGLU expert where Desc::shared_ff_key says (Granite MoE Shared)
+    SOFTMAX_SHARED_COUNT, // softmax router, weights as selected times expert_weights_scale (where set), plus
+                          // expert_shared_count ungated SwiGLU experts as one of expert_feed_forward_length x
+                          // that count; the first leading_dense_block_count layers dense (DeepSeek-MoE)
 };
-// Whether the FFN has a shared expert beside the routed ones.
+// Whether the FFN has a shared expert gated per token beside the routed ones.
 bool has_shared_expert(Moe m);
+// Whether the routed experts' weights are renormalised to sum 1 over the selected ones.
+bool renormalises(Moe m);
 
 // How positions enter attention.
 enum class Positions {

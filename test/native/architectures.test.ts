@@ -85,6 +85,9 @@ const CASES: Record<string, { arch: string; kv?: string; probe?: string[]; ownGr
   gpt2: { arch: 'gpt2', fwd: GELU_TABLE },                                   // learned absolute positions, no RoPE, fused Q/K/V, GELU FFN
   bloom: { arch: 'bloom', fwd: GELU_TABLE },                                 // embeddings LayerNormed, ALiBi through the mask, GELU FFN
   mpt: { arch: 'mpt', fwd: GELU_TABLE, kv: 'attention.max_alibi_bias=8' },  // LayerNorms, fused Q/K/V, ALiBi from the file's bias, GELU FFN
+  // DeepSeek-MoE: layer 0 dense, layer 1 experts (all 4 used: no selection change within a
+  // gradient check) weighted as selected times 1.5, plus 2 ungated shared experts as one
+  deepseek: { arch: 'deepseek', kv: 'block_count=2,expert_count=4,expert_used_count=4,expert_feed_forward_length=32,expert_shared_count=2,leading_dense_block_count=1,expert_weights_scale=1.5' },
   olmo: { arch: 'olmo' },                                                    // LayerNorms without weights, normal RoPE
   starcoder: { arch: 'starcoder', fwd: GELU_TABLE, kv: 'attention.head_count_kv=1' }, // GPT-2's graph with multi-query K/V
   // gated delta-net layers and gated-Q attention; the probe's delta-net gradients are larger: a smaller step

@@ -87,7 +87,8 @@ describe('gradients match central finite differences', () => {
     const { r, grads, summary } = checkGrad(model, [...all, '--test-scale-grad', '1.02']);
     assert.equal(r.code, 1);
     assert.equal(summary.pass, false);
-    assert.equal(summary.atol, exact.summary.atol);
+    // (atol can move: an analytic value scaled past the floor adds an element to the check)
+    assert.deepEqual(grads.map((g) => g.numeric), exact.grads.map((g) => g.numeric));
     assert.ok(summary.failed >= summary.checked / 2, JSON.stringify(summary));
     assert.ok(grads.some((g) => g.checked && !g.pass && g.tensor.includes('ffn_gate')));
   });
@@ -232,16 +233,16 @@ describe('which architectures train', () => {
     assert.match(r.stderr, /architecture 'apertus' cannot train yet: op XIELU has no backward in ggml/);
   });
 
-  test('an MPT graph, differentiable since NORM\'s backward (patch 0006) but not written in Hone\'s graph, is refused saying so', () => {
-    const model = join(dir, 'mpt.gguf');
-    const p = honeTrain(['probe-arch', '--arch', 'mpt', '--vocab-from', vocab('llama-spm'), '--out', model, '--json']);
+  test('a DBRX graph, differentiable since patch 0010 (MUL_MAT_ID to its input) but not written in Hone\'s graph, is refused saying so', () => {
+    const model = join(dir, 'dbrx.gguf');
+    const p = honeTrain(['probe-arch', '--arch', 'dbrx', '--vocab-from', vocab('llama-spm'), '--out', model, '--json']);
     assert.equal(p.code, 0, p.stdout + p.stderr);
     assert.deepEqual(honeTrain(['scan', '--model', model, '--json']).events[0].no_backward, []);
-    const data = join(dir, 'mpt.txt');
+    const data = join(dir, 'dbrx.txt');
     writeFileSync(data, TEXT);
-    const r = honeTrain(['--model', model, '--data', data, '--out', join(dir, 'mpt-run'), '--steps', '1']);
+    const r = honeTrain(['--model', model, '--data', data, '--out', join(dir, 'dbrx-run'), '--steps', '1']);
     assert.equal(r.code, 1);
-    assert.match(r.stderr, /architecture 'mpt' cannot train yet: every op of its graph has a backward, but Hone's training graph does not implement this architecture yet/);
+    assert.match(r.stderr, /architecture 'dbrx' cannot train yet: every op of its graph has a backward, but Hone's training graph does not implement this architecture yet/);
   });
 
   test('probe-arch makes a model of an architecture from its loader alone, then scans it', () => {

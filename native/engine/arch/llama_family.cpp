@@ -83,6 +83,16 @@ std::vector<Desc> llama_family() {
         v.push_back(d);
     }
     {
+        Desc d = described("deepseek", "llama", "DeepSeek-MoE 16B (DeepSeek's first mixture of experts)",
+                           "llama's attention; the first `leading_dense_block_count` layers with llama's FFN, the others a mixture of experts: "
+                           "softmax router, top-k experts weighted as selected (times `expert_weights_scale` where set), plus `expert_shared_count` "
+                           "ungated shared SwiGLU experts as one; LoRA on attention and the dense FFNs (experts, shared experts and router stay frozen)");
+        d.moe = Moe::SOFTMAX_SHARED_COUNT;
+        d.required_keys = { { "expert_count", KeyType::U32 }, { "expert_used_count", KeyType::U32 }, { "expert_feed_forward_length", KeyType::U32 },
+                            { "expert_shared_count", KeyType::U32 } };
+        v.push_back(d);
+    }
+    {
         Desc d = described("phi3", "llama", "Phi-3 mini/medium, Phi-4 (without LongRoPE)",
                            "llama's graph with a fused Q/K/V, gate and up fused in one `ffn_up`, NeoX RoPE and Q scaled by 1/√head_dim after RoPE; no sliding windows, as the pinned llama.cpp runs it");
         d.rope = Rope::NEOX;

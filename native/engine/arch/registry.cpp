@@ -74,6 +74,8 @@ const char * name_of(Ffn v) {
 
 bool has_shared_expert(Moe m) { return m == Moe::SOFTMAX_SHARED || m == Moe::SOFTMAX_NORM_SHARED; }
 
+bool renormalises(Moe m) { return m == Moe::SOFTMAX_NORM || m == Moe::SOFTMAX_NORM_SHARED || m == Moe::SOFTMAX_NORM_FF; }
+
 const char * name_of(Moe v) {
     switch (v) {
         case Moe::NONE: return "none";
@@ -82,6 +84,7 @@ const char * name_of(Moe v) {
         case Moe::SOFTMAX_WEIGHT_OAI: return "softmax_weight_oai";
         case Moe::SOFTMAX_NORM_SHARED: return "softmax_norm_shared";
         case Moe::SOFTMAX_NORM_FF: return "softmax_norm_ff";
+        case Moe::SOFTMAX_SHARED_COUNT: return "softmax_shared_count";
     }
     return "?";
 }
