@@ -141,6 +141,10 @@ describe('qwen3moe: forward equals llama.cpp, gradients, training', () => {
     endToEnd('granitemoe', ['--layers', '3'], 'llama-spm', [['f32', 1e-5], ['q8_0', 2e-2]], 'q8_0', GRANITE);
   });
 
+  test('granite with experts (llama.cpp\'s granite loader reads them as granitemoe\'s): forward equals llama.cpp, gradients, training', () => {
+    endToEnd('granite', ['--layers', '2'], 'llama-spm', [['f32', 1e-5]], 'f32', GRANITE);
+  });
+
   test('granitemoe with a shared expert (Granite MoE Shared: added ungated): forward equals llama.cpp, gradients, training', () => {
     const made = endToEnd('granitemoe', ['--layers', '2', '--shared-ff', '96'], 'llama-spm', [['f32', 1e-5], ['q4_k_m', 2e-2]], 'f32', GRANITE);
     // the shared expert matters: llama.cpp's logits move when its down projection is zeroed

@@ -12,7 +12,7 @@ std::vector<Desc> granite_family() {
         v.push_back(d);
     }
     {
-        Desc d = described("granite", "granite", "Granite 3.x dense", "the same scales, read from the file, and its attention scale");
+        Desc d = described("granite", "granite", "Granite 3.x dense", "the same scales, read from the file, and its attention scale; granitemoe's experts where the file has `expert_count` (llama.cpp's granite loader reads them)");
         d.scales = Scales::GRANITE;
         d.required_keys = { { "logit_scale", KeyType::F32 } };
         d.moe = Moe::SOFTMAX_NORM_FF; // llama.cpp's granite loader: granitemoe's experts where the file has them
