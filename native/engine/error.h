@@ -24,6 +24,11 @@ std::string strfmt(const char * fmt, ...)
 #endif
     ;
 
+// Whether s ends with suffix (tensor names: ".lora_a", ".scale", "token_embd.weight").
+inline bool ends_with(const std::string & s, const std::string & suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
 [[noreturn]] void fail(hone_status code, const char * fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))

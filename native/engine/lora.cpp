@@ -44,10 +44,6 @@ ggml_tensor * target_weight(const hone_model & m, uint32_t target, int il) {
     }
 }
 
-static bool ends_with(const std::string & s, const std::string & suf) {
-    return s.size() >= suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
-}
-
 static std::string shape(const ggml_tensor * t) {
     std::string s = strfmt("[%lld", (long long) t->ne[0]);
     for (int d = 1; d < ggml_n_dims(t); d++) s += strfmt(", %lld", (long long) t->ne[d]);

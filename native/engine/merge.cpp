@@ -218,7 +218,7 @@ hone_status hone_merge(const hone_merge_params * params, const hone_merge_callba
         std::map<std::string, const AdapterPair *> by_base;
         std::string unsupported;
         for (const AdapterPair & ap : pairs) {
-            if (ap.base.size() >= 17 && ap.base.compare(ap.base.size() - 17, 17, "token_embd.weight") == 0) {
+            if (ends_with(ap.base, "token_embd.weight")) {
                 unsupported += strfmt("\n  '%s': a LoRA on the token embedding is not merged yet", ap.base.c_str());
             }
             const std::string stem = ap.base.size() > 7 && ap.base.compare(ap.base.size() - 7, 7, ".weight") == 0 ? ap.base.substr(0, ap.base.size() - 7) : ap.base;

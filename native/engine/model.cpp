@@ -187,11 +187,11 @@ static void bind_weights(hone_model & m) {
     // places the graph does not reproduce yet: refused rather than trained wrong.
     for (int64_t i = 0; i < gguf_get_n_tensors(m.gguf); i++) {
         const std::string name = gguf_get_tensor_name(m.gguf, i);
-        if (name.size() > 6 && name.compare(name.size() - 6, 6, ".scale") == 0) {
+        if (ends_with(name, ".scale")) {
             fail(HONE_E_UNSUPPORTED, "%s: per-tensor weight scales ('%s') cannot train yet", m.path.c_str(), name.c_str());
         }
         for (const std::string & r : d.refused_tensors) {
-            if (name.size() >= r.size() && name.compare(name.size() - r.size(), r.size(), r) == 0) {
+            if (ends_with(name, r)) {
                 fail(HONE_E_UNSUPPORTED, "%s: tensor '%s' (a part of %s that Hone's graph does not build) cannot train yet", m.path.c_str(), name.c_str(), hp.arch_name.c_str());
             }
         }
