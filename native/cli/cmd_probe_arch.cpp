@@ -277,9 +277,16 @@ int cmd_probe_arch(int argc, char ** argv) {
     // loader rejects them.
     for (const KvItem & kv : split_kv_list(a.str("kv", ""))) {
         const std::string & vals = kv.value;
+        if (!kv.name.empty() && (vals == "true" || vals == "false")) { // a bool key (expert_weights_norm)
+            Value v;
+            v.type = GGUF_TYPE_BOOL;
+            v.num = vals == "true";
+            m.kv[A + kv.name] = v;
+            continue;
+        }
         if (kv.name.empty() || vals.empty() || vals.find_first_not_of("0123456789:.") != std::string::npos ||
             (vals.find('.') != std::string::npos && vals.find(':') != std::string::npos)) {
-            throw UsageError("--kv takes name=unsigned, name=decimal (with a '.') or name=a:b:... (an integer array), got '" + kv.item + "'");
+            throw UsageError("--kv takes name=unsigned, name=decimal (with a '.'), name=true|false or name=a:b:... (an integer array), got '" + kv.item + "'");
         }
         Value v;
         if (vals.find('.') != std::string::npos) {

@@ -298,6 +298,19 @@ static void read_scales(hone_model & m) {
     if (d.attn_softcap.read) hp.attn_softcap = gguf_f32(g, a + "attn_logit_softcapping", d.attn_softcap.def);
 }
 
+// Moe::GATED_SHARED_COUNT's router: its function and whether the selected weights are renormalised.
+static void read_gating(hone_model & m) {
+    Hparams & hp = m.hp;
+    const std::string a = hp.arch_name + ".";
+    const uint32_t gating = gguf_u32(m.gguf, a + "expert_gating_func", hp.desc->moe_gating_default == 0, (uint32_t) hp.desc->moe_gating_default);
+    if (gating != 1 && gating != 2) {
+        fail(HONE_E_UNSUPPORTED, "%s: '%sexpert_gating_func' is %u: Hone's graph builds softmax (1) and sigmoid (2) routers",
+             m.path.c_str(), a.c_str(), gating);
+    }
+    hp.expert_gating = (int) gating;
+    hp.expert_weights_norm = gguf_bool(m.gguf, a + "expert_weights_norm", false);
+}
+
 // A mixture of experts' counts, as llama.cpp's loader requires them (experts and used ones non-zero).
 static void read_experts(hone_model & m) {
     Hparams & hp = m.hp;
@@ -314,7 +327,7 @@ static void read_experts(hone_model & m) {
         hp.n_ff_shexp = hp.desc->shared_ff_key ? (int) gguf_u32(g, a + "expert_shared_feed_forward_length", false, 0) : 0;
         return;
     }
-    if (hp.desc->moe == arch::Moe::SOFTMAX_SHARED_COUNT) { // as llama.cpp's deepseek loader
+    if (arch::shared_count(hp.desc->moe)) { // as llama.cpp's deepseek, glm4moe, dots1 and bailingmoe loaders
         hp.n_ff_exp = (int) gguf_u32(g, a + "expert_feed_forward_length", true);
         hp.n_ff_shexp = hp.n_ff_exp * (int) gguf_u32(g, a + "expert_shared_count", true);
         hp.n_layer_dense_lead = (int) gguf_u32(g, a + "leading_dense_block_count", false, 0);
@@ -322,6 +335,7 @@ static void read_experts(hone_model & m) {
         if (hp.n_layer_dense_lead > hp.n_layer) {
             fail(HONE_E_FORMAT, "%s: '%sleading_dense_block_count' (%d) is more than the %d layers", m.path.c_str(), a.c_str(), hp.n_layer_dense_lead, hp.n_layer);
         }
+        if (hp.desc->moe == arch::Moe::GATED_SHARED_COUNT) read_gating(m);
         return;
     }
     hp.n_ff_exp = (int) gguf_u32(g, a + "expert_feed_forward_length", false, (uint32_t) (hp.n_ff / hp.n_expert_used));

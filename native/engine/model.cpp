@@ -141,10 +141,15 @@ static void bind_experts(hone_model & m, LayerWeights & L, int il) {
         bind(L.ffn_up_exps_b, "ffn_up_exps.bias", F, E, 1);
         bind(L.ffn_down_exps_b, "ffn_down_exps.bias", D, E, 1);
     }
+    // the router's selection bias (read as optional by dots1's loader, required by glm4moe's)
+    if (hp.desc->moe == arch::Moe::GATED_SHARED_COUNT) {
+        L.ffn_exp_probs_b = m.weight(strfmt("blk.%d.exp_probs_b.bias", il), hp.desc->tensors.exp_probs_b_required);
+        if (L.ffn_exp_probs_b) bind(L.ffn_exp_probs_b, "exp_probs_b.bias", E, 1, 1);
+    }
     // a shared expert: gated (has_shared_expert), or ungated where the file gives its width (Granite
     // MoE Shared) or count (DeepSeek-MoE)
     const bool gated = arch::has_shared_expert(hp.desc->moe);
-    const bool ungated = (hp.desc->moe == arch::Moe::SOFTMAX_NORM_FF || hp.desc->moe == arch::Moe::SOFTMAX_SHARED_COUNT) && FS > 0;
+    const bool ungated = (hp.desc->moe == arch::Moe::SOFTMAX_NORM_FF || arch::shared_count(hp.desc->moe)) && FS > 0;
     if (gated) bind(L.ffn_gate_inp_shexp, "ffn_gate_inp_shexp.weight", D, 1, 1);
     if (gated || ungated) {
         bind(L.ffn_gate_shexp, "ffn_gate_shexp.weight", D, FS, 1);

@@ -68,6 +68,10 @@ struct Hparams {
     int n_expert = 0, n_expert_used = 0, n_ff_exp = 0, n_ff_shexp = 0; // n_ff_shexp: the shared expert's (0: none)
     int n_layer_dense_lead = 0;        // the first layers' dense FFNs before the experts' (Moe::SOFTMAX_SHARED_COUNT)
     float expert_weights_scale = 0.0f; // the selected experts' weights times this, where not 0 or 1 (as llama.cpp)
+    // Moe::GATED_SHARED_COUNT: the router's function (llama.cpp's expert_gating_func: 1 softmax, 2
+    // sigmoid) and whether the selected weights are renormalised (expert_weights_norm)
+    int expert_gating = 1;
+    bool expert_weights_norm = false;
     // Gated delta-net layers (arch::Desc::delta_net): which layers, the causal convolution's
     // width, the key heads (ssm.group_count) of ssm_d_state dims, the value heads
     // (ssm.time_step_rank) sharing ssm_d_inner, as llama.cpp's qwen35 loader reads them.
@@ -97,6 +101,7 @@ struct LayerWeights {
     ggml_tensor * ffn_gate = nullptr, * ffn_up = nullptr, * ffn_down = nullptr; // no gate and up of 2*n_ff rows: gate and up fused
     ggml_tensor * b_gate = nullptr, * b_up = nullptr, * b_down = nullptr;       // optional FFN biases (llama, Granite)
     ggml_tensor * ffn_gate_inp = nullptr; // mixture of experts: the router [n_embd, n_expert]
+    ggml_tensor * ffn_exp_probs_b = nullptr; // [n_expert] added to the router's probabilities for top-k only (GLM-4.5)
     ggml_tensor * ffn_gate_inp_b = nullptr, * ffn_gate_exps_b = nullptr, * ffn_up_exps_b = nullptr, * ffn_down_exps_b = nullptr; // gpt-oss: [n_expert], [n_ff_exp, n_expert] x2, [n_embd, n_expert]
     ggml_tensor * ffn_gate_exps = nullptr, * ffn_up_exps = nullptr, * ffn_down_exps = nullptr; // [.., .., n_expert]
     ggml_tensor * ffn_gate_inp_shexp = nullptr; // the shared expert's gate [n_embd], its SwiGLU below

@@ -45,12 +45,18 @@ ggml_tensor * moe_ffn(ggml_context * ctx, const Hparams & hp, const LayerWeights
     const int64_t n_expert = hp.n_expert, n_used = hp.n_expert_used;
 
     ggml_tensor * logits = tag(ggml_mul_mat(ctx, L.ffn_gate_inp, x), "ffn_moe_logits", il); // [n_expert, n_tokens]
-    ggml_tensor * probs = tag(ggml_soft_max(ctx, logits), "ffn_moe_probs", il);
-    ggml_tensor * selected = ggml_argsort_top_k(ctx, probs, (int) n_used); // I32 [n_used, n_tokens]
+    // A sigmoid router (expert_gating_func 2): the weights through tanh (SIGMOID has no backward);
+    // top-k ranks ggml's own SIGMOID, as llama.cpp does, since nothing differentiates the ranking.
+    const bool sigmoid = hp.expert_gating == 2;
+    ggml_tensor * probs = tag(sigmoid ? sigmoid_differentiable(ctx, logits) : ggml_soft_max(ctx, logits), "ffn_moe_probs", il);
+    ggml_tensor * ranked = sigmoid ? ggml_sigmoid(ctx, logits) : probs;
+    if (L.ffn_exp_probs_b) ranked = tag(ggml_add(ctx, ranked, L.ffn_exp_probs_b), "ffn_moe_probs_biased", il); // for top-k only
+    ggml_tensor * selected = ggml_argsort_top_k(ctx, ranked, (int) n_used); // I32 [n_used, n_tokens]
 
-    // the selected experts' probabilities, renormalised for Moe::SOFTMAX_NORM (the clamp keeps
-    // llama.cpp's guard against a zero sum)
-    const bool shared = arch::has_shared_expert(hp.desc->moe), renormalised = arch::renormalises(hp.desc->moe);
+    // the selected experts' probabilities, renormalised for Moe::SOFTMAX_NORM or where the file says
+    // (the clamp keeps llama.cpp's guard against a zero sum)
+    const bool shared = arch::has_shared_expert(hp.desc->moe);
+    const bool renormalised = arch::renormalises(hp.desc->moe) || hp.expert_weights_norm;
     ggml_tensor * weights = ggml_get_rows(ctx, ggml_reshape_3d(ctx, probs, 1, n_expert, n_tokens), selected); // [1, n_used, n_tokens]
     if (renormalised) {
         weights = ggml_reshape_2d(ctx, weights, n_used, n_tokens);

@@ -66,7 +66,13 @@ enum class Moe {
     SOFTMAX_SHARED_COUNT, // softmax router, weights as selected times expert_weights_scale (where set), plus
                           // expert_shared_count ungated SwiGLU experts as one of expert_feed_forward_length x
                           // that count; the first leading_dense_block_count layers dense (DeepSeek-MoE)
+    GATED_SHARED_COUNT, // SOFTMAX_SHARED_COUNT's layout with the router's function from expert_gating_func
+                        // (softmax 1, sigmoid 2; Desc::moe_gating_default where absent), a selection bias
+                        // `exp_probs_b` added to the probabilities for top-k only, and the selected weights
+                        // renormalised where expert_weights_norm (GLM-4.5, dots.llm1, Ling)
 };
+// Whether a layer of this kind has expert_shared_count ungated shared experts as one.
+bool shared_count(Moe m);
 // Whether the FFN has a shared expert gated per token beside the routed ones.
 bool has_shared_expert(Moe m);
 // Whether the routed experts' weights are renormalised to sum 1 over the selected ones.
@@ -165,6 +171,9 @@ struct Desc {
     // an ungated shared expert where the file sets expert_shared_feed_forward_length (the loaders
     // that read that key: granite's)
     bool shared_ff_key = false;
+    // Moe::GATED_SHARED_COUNT: the router's function when the file has no expert_gating_func (1
+    // softmax, 2 sigmoid; 0: the key is required, as llama.cpp's loader then has none to run)
+    int moe_gating_default = 0;
     Positions positions = Positions::ROPE;
     Rope rope = Rope::NORMAL;
     RopeBase rope_base = RopeBase::FILE;
@@ -227,6 +236,7 @@ struct Desc {
         bool ffn_bias = false;    // biases on the FFN's projections
         bool fused_qkv = false;
         bool fused_gate_up = false;
+        bool exp_probs_b_required = false; // Moe::GATED_SHARED_COUNT: every expert layer's `exp_probs_b.bias` (GLM-4.5)
     } tensors;
 
     std::vector<RequiredKey> required_keys;

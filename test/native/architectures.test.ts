@@ -37,6 +37,11 @@ const GEMMA4_KV = 'attention.sliding_window=3,attention.key_length=16,attention.
 // the truncation of central differences, while every element still passes its own bound.
 // ownGraph: llama.cpp's graph has ops without a backward (the probe says 'blocked'); Hone's graph
 // computes the same function with ops that have one.
+// GLM-4.5's and dots.llm1's experts (Moe::GATED_SHARED_COUNT); ownGraph: llama.cpp ranks and weighs
+// them with SIGMOID, which has no backward (Hone weighs them through tanh)
+const GATED_MOE_KV = 'expert_count=4,expert_used_count=2,expert_feed_forward_length=32,expert_shared_count=1,' +
+  'leading_dense_block_count=1,expert_weights_scale=1.5,expert_weights_norm=true';
+
 const CASES: Record<string, { arch: string; kv?: string; probe?: string[]; ownGraph?: boolean; floor?: string; fwd?: number; lr?: string; steps?: string;
   eps?: string; vector?: number }> = {
   qwen: { arch: 'qwen' },                                             // fused Q/K/V with a bias, NeoX RoPE
@@ -88,6 +93,14 @@ const CASES: Record<string, { arch: string; kv?: string; probe?: string[]; ownGr
   // DeepSeek-MoE: layer 0 dense, layer 1 experts (all 4 used: no selection change within a
   // gradient check) weighted as selected times 1.5, plus 2 ungated shared experts as one
   deepseek: { arch: 'deepseek', kv: 'block_count=2,expert_count=4,expert_used_count=4,expert_feed_forward_length=32,expert_shared_count=2,leading_dense_block_count=1,expert_weights_scale=1.5' },
+  // GLM-4.5: layer 0 dense, layer 1 experts (4, top 2) ranked by sigmoid probabilities plus the
+  // selection bias, renormalised and times 1.5, plus one ungated shared expert. Top 2 of 4: central
+  // differences at 1e-2 can move a token's selection, at 1e-3 they do not (vector error 2e-4).
+  glm4moe: { arch: 'glm4moe', kv: `block_count=2,${GATED_MOE_KV},rope.dimension_count=8`, ownGraph: true, eps: '1e-3' },
+  // dots.llm1: the same experts (its router named by the file), Q/K norms, K/V heads as many as Q
+  // heads; the selection bias is optional to its loader, so the probe is given one in layer 1
+  dots1: { arch: 'dots1', kv: `block_count=2,attention.head_count=4,attention.head_count_kv=4,${GATED_MOE_KV},expert_gating_func=2`,
+    probe: ['--layer-tensors', 'exp_probs_b.bias@1'], ownGraph: true, eps: '1e-3' },
   olmo: { arch: 'olmo' },                                                    // LayerNorms without weights, normal RoPE
   starcoder: { arch: 'starcoder', fwd: GELU_TABLE, kv: 'attention.head_count_kv=1' }, // GPT-2's graph with multi-query K/V
   // gated delta-net layers and gated-Q attention; the probe's delta-net gradients are larger: a smaller step

@@ -1,4 +1,4 @@
-// ChatGLM and GLM-4: fused Q/K/V, partial RoPE, gate and up fused in one ffn_up.
+// ChatGLM, GLM-4 and GLM-4.5: fused Q/K/V, partial RoPE, gate and up fused in one ffn_up; GLM-4.5's experts.
 #include "hone_arch.h"
 
 namespace hone::arch {
@@ -18,6 +18,26 @@ std::vector<Desc> glm_family() {
         d.mrope_if_sections = true;
         d.no_lora_out_down = true;
         d.tensors.fused_qkv = d.tensors.qkv_bias = d.tensors.fused_gate_up = true;
+        v.push_back(d);
+    }
+    {
+        Desc d = described("glm4moe", "glm", "GLM-4.5, GLM-4.5-Air, GLM-4.6 (text; the multi-token-prediction layers are not trained)",
+                           "llama's norms (the FFN's named `post_attention_norm`), Q/K/V with biases, per-head Q/K norms where the file has them, "
+                           "partial NeoX RoPE (M-RoPE with rope sections); the first `leading_dense_block_count` layers with a SwiGLU FFN, the others "
+                           "a mixture of experts: a sigmoid router (or the file's `expert_gating_func`), top-k on the probabilities plus each expert's "
+                           "selection bias `exp_probs_b`, the selected weights renormalised where `expert_weights_norm` and times `expert_weights_scale`, "
+                           "plus `expert_shared_count` ungated shared experts as one; LoRA on attention and the dense FFNs (experts, shared experts and "
+                           "router stay frozen); LoRAs on `attn_output` and `ffn_down` are skipped, as GLM-4's");
+        d.rope = Rope::NEOX;
+        d.no_lora_out_down = true;
+        d.mrope_if_sections = true;
+        d.moe = Moe::GATED_SHARED_COUNT;
+        d.moe_gating_default = 2; // llama.cpp's glm4moe loader: sigmoid when the file says none
+        d.tensors.ffn_norm = "post_attention_norm.weight";
+        d.tensors.qkv_bias = true;
+        d.tensors.exp_probs_b_required = true;
+        d.required_keys = { { "expert_count", KeyType::U32 }, { "expert_used_count", KeyType::U32 }, { "expert_feed_forward_length", KeyType::U32 },
+                            { "expert_shared_count", KeyType::U32 } };
         v.push_back(d);
     }
     return v;

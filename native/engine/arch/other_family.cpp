@@ -1,5 +1,5 @@
 // Single architectures with a trait of their own: CogVLM's thirds, Talkie's weightless norms
-// and embedding skips, BitNet's sub-norms, gpt-oss's experts, OpenELM's per-layer counts.
+// and embedding skips, BitNet's sub-norms, gpt-oss's and dots.llm1's experts, OpenELM's per-layer counts.
 #include "hone_arch.h"
 
 namespace hone::arch {
@@ -32,6 +32,20 @@ std::vector<Desc> other_family() {
                            "sub-norms before `attn_output` and `ffn_down`; the head is `token_embd`. Files with per-tensor weight scales (`*.scale`, any architecture) are refused");
         d.rope = Rope::NEOX;
         d.always_tied = true;
+        v.push_back(d);
+    }
+    {
+        Desc d = described("dots1", "other", "dots.llm1 (142B-A14B)",
+                           "llama's norms, per-head Q/K norms before NeoX RoPE, K/V heads as many as Q heads (the loader's shapes), an untied head; "
+                           "the first `leading_dense_block_count` layers with a SwiGLU FFN, the others GLM-4.5's mixture of experts (the router's "
+                           "function from `expert_gating_func`, required; the selection bias `exp_probs_b` where the file has it); LoRA on "
+                           "attention and the dense FFNs (experts, shared experts and router stay frozen)");
+        d.rope = Rope::NEOX;
+        d.qk_norm = QkNorm::PER_HEAD;
+        d.moe = Moe::GATED_SHARED_COUNT; // moe_gating_default 0: llama.cpp has no default router for dots1
+        d.tensors.output_required = true;
+        d.required_keys = { { "expert_count", KeyType::U32 }, { "expert_used_count", KeyType::U32 }, { "expert_feed_forward_length", KeyType::U32 },
+                            { "expert_shared_count", KeyType::U32 }, { "expert_gating_func", KeyType::U32 } };
         v.push_back(d);
     }
     {

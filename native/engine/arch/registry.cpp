@@ -74,6 +74,8 @@ const char * name_of(Ffn v) {
 
 bool has_shared_expert(Moe m) { return m == Moe::SOFTMAX_SHARED || m == Moe::SOFTMAX_NORM_SHARED; }
 
+bool shared_count(Moe m) { return m == Moe::SOFTMAX_SHARED_COUNT || m == Moe::GATED_SHARED_COUNT; }
+
 bool renormalises(Moe m) { return m == Moe::SOFTMAX_NORM || m == Moe::SOFTMAX_NORM_SHARED || m == Moe::SOFTMAX_NORM_FF; }
 
 const char * name_of(Moe v) {
@@ -85,6 +87,7 @@ const char * name_of(Moe v) {
         case Moe::SOFTMAX_NORM_SHARED: return "softmax_norm_shared";
         case Moe::SOFTMAX_NORM_FF: return "softmax_norm_ff";
         case Moe::SOFTMAX_SHARED_COUNT: return "softmax_shared_count";
+        case Moe::GATED_SHARED_COUNT: return "gated_shared_count";
     }
     return "?";
 }
