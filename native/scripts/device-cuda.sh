@@ -2,7 +2,7 @@
 # GPU runs for the CUDA work, on a machine with nvcc, cmake and ninja but no Node and no
 # network. Builds ggml-cuda + hone-train + test-backend-ops from the llama.cpp bundle with
 # our patches, then runs the stages named on the command line, logging under $OUT.
-#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops] [oom] [attn] [attn-fit] [kernels] [ops-mm-add] [moe] [mmq-big] [moe-make] [moe-big] [norm-spike] [ns-ops] [delta-net] [gemma4]
+#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops] [oom] [attn] [attn-fit] [kernels] [ops-mm-add] [moe-archs] [ops-out-prod-add] [moe] [mmq-big] [moe-make] [moe-big] [norm-spike] [ns-ops] [delta-net] [gemma4]
 # Inputs (ignored by git, carried to the machine): .device/gitRelease.bundle (from the pinned
 # node-llama-cpp tarball), .device/text.txt (training text) and optionally .device/native.tar
 # (`git archive HEAD native`: build a committed snapshot instead of the working tree).
@@ -239,6 +239,12 @@ ops-mm-add)
   log "MUL_MAT + ADD, MMQ max batch 64: $(grep -E 'tests passed' "$out/ops-mul-mat-add.log" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$out/ops-mul-mat-add.log") FAIL"
   grep -E 'FAIL' "$out/ops-mul-mat-add.log" | head -5 | sed 's/^/    /' | tee -a "$out/summary.txt"
   ;;
+ops-out-prod-add)
+  # patch 0014's OUT_PROD + ADD fusion (the row-block GEMMs accumulating into the sum) against the CPU's two ops
+  GGML_CUDA_MMQ_MAX_BATCH=64 timeout 120 "$bin/test-backend-ops" test -b CUDA0 -o ADD -p out_prod > "$out/ops-out-prod-add.log" 2>&1
+  log "OUT_PROD + ADD, MMQ max batch 64: $(grep -E 'tests passed' "$out/ops-out-prod-add.log" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$out/ops-out-prod-add.log") FAIL"
+  grep -E 'FAIL' "$out/ops-out-prod-add.log" | head -5 | sed 's/^/    /' | tee -a "$out/summary.txt"
+  ;;
 precision)
   # One build, the same runs under --gpu-precision f32 (ggml's own choices) and bf16 (patch 0003's switches).
   for shape in ${BENCH_SHAPES:-qwen2.5-0.5b llama-3.2-1b qwen3-4b}; do
@@ -295,6 +301,21 @@ archs)
     "$bin/hone-train" --model "$m" --data "$dev/text.txt" --out "$out/arch-$arch" --backend cuda --steps 4 --ctx 256 \
       --json > "$out/arch-$arch.jsonl" 2>> "$out/archs.log"
     log "$arch: forward $(echo "$fwd" | grep -o '"max_rel_diff":[^,}]*'); grad $(echo "$grad" | grep -o '"checked":[0-9]*,"failed":[0-9]*'),$(echo "$grad" | grep -o '"pass":[a-z]*'); train: $(python3 "$native/scripts/ops-summary.py" "$out/arch-$arch/ops.json" "$out/arch-$arch.jsonl" 2>&1 | head -1)"
+  done
+  ;;
+moe-archs)
+  # Mixtral (a llama file with experts) and Granite MoE Q4_K_M on CUDA: made by make-model, since
+  # probe-arch gives them no experts (their expert tensors are optional to the loader); the forward
+  # against llama.cpp at --gpu-precision f32 and 4 training steps' op placement.
+  for arch in llama granitemoe; do
+    m=$work/moe-arch-$arch.gguf
+    "$bin/hone-train" make-model --arch $arch --embd 128 --layers 2 --heads 4 --kv-heads 2 --ff 192 --experts 4 --experts-used 2 \
+      --vocab-from "$(vocab llama-spm)" --type q4_k_m --out "$m" > /dev/null 2>> "$out/moe-archs.log"
+    fwd=$("$bin/hone-train" check-forward --model "$m" --backend cuda --gpu-precision f32 --perturb-b 0.05 --json \
+      --text "Once upon a time, there was a little dog named Max. He loved to run in the park." 2>> "$out/moe-archs.log" | tail -1)
+    "$bin/hone-train" --model "$m" --data "$dev/text.txt" --out "$out/moe-arch-$arch" --backend cuda --steps 4 --ctx 256 \
+      --json > "$out/moe-arch-$arch.jsonl" 2>> "$out/moe-archs.log"
+    log "$arch with experts (q4_k_m): forward $(echo "$fwd" | grep -o '"max_rel_diff":[^,}]*'); train: $(python3 "$native/scripts/ops-summary.py" "$out/moe-arch-$arch/ops.json" "$out/moe-arch-$arch.jsonl" 2>&1 | head -1)"
   done
   ;;
 rows)
