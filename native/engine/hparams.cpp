@@ -338,6 +338,22 @@ static void read_experts(hone_model & m) {
         if (hp.desc->moe == arch::Moe::GATED_SHARED_COUNT) read_gating(m);
         return;
     }
+    if (hp.desc->moe == arch::Moe::SOFTMAX_NORM_BIAS) { // as llama.cpp's ernie4_5-moe loader
+        hp.n_ff_exp = (int) gguf_u32(g, a + "expert_feed_forward_length", true);
+        hp.n_ff_shexp = (int) gguf_u32(g, a + "expert_shared_feed_forward_length", false, 0);
+        hp.n_layer_dense_lead = (int) gguf_u32(g, a + "leading_dense_block_count", false, 0);
+        // llama.cpp's loader gives every layer after the dense ones experts and no dense FFN, while its
+        // graph runs a dense FFN in the layers off the step: only a step of 1 (every released file) runs
+        const uint32_t step = gguf_u32(g, a + "interleave_moe_layer_step", true);
+        if (step != 1) {
+            fail(HONE_E_UNSUPPORTED, "%s: '%sinterleave_moe_layer_step' is %u: llama.cpp's ernie4_5-moe graph runs only a step of 1 (its loader gives "
+                 "the layers off the step no dense FFN)", m.path.c_str(), a.c_str(), step);
+        }
+        if (hp.n_layer_dense_lead > hp.n_layer) {
+            fail(HONE_E_FORMAT, "%s: '%sleading_dense_block_count' (%d) is more than the %d layers", m.path.c_str(), a.c_str(), hp.n_layer_dense_lead, hp.n_layer);
+        }
+        return;
+    }
     hp.n_ff_exp = (int) gguf_u32(g, a + "expert_feed_forward_length", false, (uint32_t) (hp.n_ff / hp.n_expert_used));
     hp.n_ff_shexp = (int) gguf_u32(g, a + "expert_shared_feed_forward_length", false, (uint32_t) hp.n_ff);
 }

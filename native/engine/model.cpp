@@ -141,15 +141,15 @@ static void bind_experts(hone_model & m, LayerWeights & L, int il) {
         bind(L.ffn_up_exps_b, "ffn_up_exps.bias", F, E, 1);
         bind(L.ffn_down_exps_b, "ffn_down_exps.bias", D, E, 1);
     }
-    // the router's selection bias (read as optional by dots1's loader, required by glm4moe's)
-    if (hp.desc->moe == arch::Moe::GATED_SHARED_COUNT) {
+    // the router's selection bias (read as optional by the dots1 and ERNIE 4.5 loaders, required by glm4moe's)
+    if (arch::selection_bias(hp.desc->moe)) {
         L.ffn_exp_probs_b = m.weight(strfmt("blk.%d.exp_probs_b.bias", il), hp.desc->tensors.exp_probs_b_required);
         if (L.ffn_exp_probs_b) bind(L.ffn_exp_probs_b, "exp_probs_b.bias", E, 1, 1);
     }
     // a shared expert: gated (has_shared_expert), or ungated where the file gives its width (Granite
-    // MoE Shared) or count (DeepSeek-MoE)
+    // MoE Shared, ERNIE 4.5) or count (DeepSeek-MoE)
     const bool gated = arch::has_shared_expert(hp.desc->moe);
-    const bool ungated = (hp.desc->moe == arch::Moe::SOFTMAX_NORM_FF || arch::shared_count(hp.desc->moe)) && FS > 0;
+    const bool ungated = (hp.desc->moe == arch::Moe::SOFTMAX_NORM_FF || hp.desc->moe == arch::Moe::SOFTMAX_NORM_BIAS || arch::shared_count(hp.desc->moe)) && FS > 0;
     if (gated) bind(L.ffn_gate_inp_shexp, "ffn_gate_inp_shexp.weight", D, 1, 1);
     if (gated || ungated) {
         bind(L.ffn_gate_shexp, "ffn_gate_shexp.weight", D, FS, 1);
@@ -263,7 +263,7 @@ static void bind_weights(hone_model & m) {
         L.out_scale = d.embeddings_skip ? m.weight(blk(il, "layer_output_scale.weight"), true) : nullptr;
         L.attn_sinks = m.weight(blk(il, "attn_sinks.weight"), d.tensors.sinks_required);
         L.layer_scale = d.layer_output_scaled ? m.weight(blk(il, "layer_output_scale.weight"), false) : nullptr;
-        if (hp.n_expert > 0 && il >= hp.n_layer_dense_lead) {
+        if (hp.moe_layer(il)) {
             bind_experts(m, L, il);
             continue;
         }

@@ -67,6 +67,8 @@ struct Hparams {
     // Mixture of experts (arch::Moe): experts per layer, used per token, each expert's FFN width
     int n_expert = 0, n_expert_used = 0, n_ff_exp = 0, n_ff_shexp = 0; // n_ff_shexp: the shared expert's (0: none)
     int n_layer_dense_lead = 0;        // the first layers' dense FFNs before the experts' (Moe::SOFTMAX_SHARED_COUNT)
+    // Whether layer il has experts (else a dense FFN), as llama.cpp's loaders decide.
+    bool moe_layer(int il) const { return n_expert > 0 && il >= n_layer_dense_lead; }
     float expert_weights_scale = 0.0f; // the selected experts' weights times this, where not 0 or 1 (as llama.cpp)
     // Moe::GATED_SHARED_COUNT: the router's function (llama.cpp's expert_gating_func: 1 softmax, 2
     // sigmoid) and whether the selected weights are renormalised (expert_weights_norm)

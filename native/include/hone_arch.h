@@ -69,8 +69,15 @@ enum class Moe {
     GATED_SHARED_COUNT, // SOFTMAX_SHARED_COUNT's layout with the router's function from expert_gating_func
                         // (softmax 1, sigmoid 2; Desc::moe_gating_default where absent), a selection bias
                         // `exp_probs_b` added to the probabilities for top-k only, and the selected weights
-                        // renormalised where expert_weights_norm (GLM-4.5, dots.llm1, Ling)
+                        // renormalised where expert_weights_norm (GLM-4.5, dots.llm1)
+    SOFTMAX_NORM_BIAS, // softmax router, a selection bias `exp_probs_b` where the file has it, the selected
+                       // weights renormalised, an ungated shared SwiGLU expert where the file sets
+                       // expert_shared_feed_forward_length; the first leading_dense_block_count layers
+                       // dense; interleave_moe_layer_step must be 1 (ERNIE 4.5)
 };
+// Whether the router's top-k adds a per-expert selection bias (`exp_probs_b`, optional or required
+// by Desc::tensors.exp_probs_b_required).
+bool selection_bias(Moe m);
 // Whether a layer of this kind has expert_shared_count ungated shared experts as one.
 bool shared_count(Moe m);
 // Whether the FFN has a shared expert gated per token beside the routed ones.

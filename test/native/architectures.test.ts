@@ -101,6 +101,11 @@ const CASES: Record<string, { arch: string; kv?: string; probe?: string[]; ownGr
   // heads; the selection bias is optional to its loader, so the probe is given one in layer 1
   dots1: { arch: 'dots1', kv: `block_count=2,attention.head_count=4,attention.head_count_kv=4,${GATED_MOE_KV},expert_gating_func=2`,
     probe: ['--layer-tensors', 'exp_probs_b.bias@1'], ownGraph: true, eps: '1e-3' },
+  // ERNIE 4.5 MoE: layer 0 dense, layers 1-2 experts (4, top 2; softmax, selection bias, renormalised)
+  // plus an ungated shared expert 48 wide; its loader reads the bias and gate experts as optional
+  'ernie4_5-moe': { arch: 'ernie4_5-moe', kv: 'block_count=3,expert_count=4,expert_used_count=2,expert_feed_forward_length=32,' +
+    'expert_shared_feed_forward_length=48,interleave_moe_layer_step=1,leading_dense_block_count=1',
+    probe: ['--layer-tensors', 'exp_probs_b.bias@1:2,ffn_gate_exps.weight@1:2'], eps: '1e-3' },
   olmo: { arch: 'olmo' },                                                    // LayerNorms without weights, normal RoPE
   starcoder: { arch: 'starcoder', fwd: GELU_TABLE, kv: 'attention.head_count_kv=1' }, // GPT-2's graph with multi-query K/V
   // gated delta-net layers and gated-Q attention; the probe's delta-net gradients are larger: a smaller step

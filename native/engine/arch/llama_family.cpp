@@ -34,6 +34,17 @@ std::vector<Desc> llama_family() {
                           "llama's graph with per-layer head and FFN counts; layers without attention or FFN (a count of 0) are refused at load"));
     v.push_back(described("ernie4_5", "llama", "ERNIE 4.5 dense", "llama's graph"));
     {
+        Desc d = described("ernie4_5-moe", "llama", "ERNIE 4.5 MoE (21B-A3B, 300B-A47B; text)",
+                           "llama's attention; the first `leading_dense_block_count` layers with llama's FFN, the others a mixture of "
+                           "experts (`interleave_moe_layer_step` 1, the only step llama.cpp runs): a softmax router, top-k on the probabilities plus the selection bias `exp_probs_b` where "
+                           "the file has it, the selected weights renormalised, plus an ungated shared SwiGLU expert where the file sets "
+                           "`expert_shared_feed_forward_length`; LoRA on attention and the dense FFNs (experts, shared expert and router stay frozen)");
+        d.moe = Moe::SOFTMAX_NORM_BIAS;
+        d.required_keys = { { "expert_count", KeyType::U32 }, { "expert_used_count", KeyType::U32 }, { "expert_feed_forward_length", KeyType::U32 },
+                            { "interleave_moe_layer_step", KeyType::U32 } };
+        v.push_back(d);
+    }
+    {
         Desc d = described("exaone", "llama", "EXAONE 3.x", "llama's graph with NeoX RoPE");
         d.rope = Rope::NEOX;
         v.push_back(d);
