@@ -279,9 +279,13 @@ int cmd_make_model(int argc, char ** argv) {
     if (ff_experts && a.has("expert-ff")) throw UsageError(s.arch + "'s experts are --ff wide, as llama.cpp loads them: --expert-ff does not apply");
     if (moe && ff_experts) s.n_ff_exp = s.n_ff;
     const bool shared_ff = moe && s.desc->shared_ff_key;
-    s.n_ff_shexp = shared_ff ? (int) a.integer("shared-ff", 0) : 0;
-    if (!shared_ff && a.has("shared-ff")) throw UsageError("--shared-ff (an ungated shared expert) applies to granitemoe and granite with --experts only");
-    if (s.n_ff_shexp < 0) throw UsageError("--shared-ff must be 0 (none) or positive");
+    // Hunyuan-MoE's loader requires its shared expert: --ff wide unless --shared-ff says
+    const bool shared_always = shared_ff && s.desc->shared_ff_always;
+    s.n_ff_shexp = shared_ff ? (int) a.integer("shared-ff", shared_always ? s.n_ff : 0) : 0;
+    if (!shared_ff && a.has("shared-ff")) throw UsageError("--shared-ff (an ungated shared expert) applies to granitemoe, hunyuan-moe and granite with --experts only");
+    if (s.n_ff_shexp < 0 || (shared_always && s.n_ff_shexp == 0)) {
+        throw UsageError(shared_always ? "--shared-ff must be positive: " + s.arch + " always has a shared expert" : "--shared-ff must be 0 (none) or positive");
+    }
     if (!moe && (a.has("experts") || a.has("experts-used") || a.has("expert-ff"))) {
         throw UsageError(s.arch + (s.desc->experts_optional ? " has experts only with --experts" : " has no experts") +
                          ": --experts, --experts-used and --expert-ff apply to mixture-of-experts models");

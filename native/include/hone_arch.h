@@ -61,15 +61,14 @@ enum class Moe {
     SOFTMAX_WEIGHT_OAI, // router with a bias, top-k on its logits, the selected logits' softmax as weights;
                         // experts with biases and SwiGLU-OAI (alpha 1.702, limit 7) (gpt-oss)
     SOFTMAX_NORM_SHARED, // SOFTMAX_NORM's experts plus SOFTMAX_SHARED's gated shared expert (Qwen3.5-MoE)
-    SOFTMAX_NORM_FF,     // SOFTMAX_NORM's experts, each feed_forward_length wide (Mixtral, Granite MoE), plus an
+    SOFTMAX_NORM_FF,     // SOFTMAX_NORM's experts, each feed_forward_length wide (Mixtral, Granite MoE, Hunyuan-A13B), plus an
                          // ungated shared SwiGLU expert where Desc::shared_ff_key says (Granite MoE Shared)
-    SOFTMAX_SHARED_COUNT, // softmax router, weights as selected times expert_weights_scale (where set), plus
+    SOFTMAX_SHARED_COUNT, // softmax router, weights as selected (renormalised: Desc::moe_norm_key) times expert_weights_scale (where set), plus
                           // expert_shared_count ungated SwiGLU experts as one of expert_feed_forward_length x
                           // that count; the first leading_dense_block_count layers dense (DeepSeek-MoE)
     GATED_SHARED_COUNT, // SOFTMAX_SHARED_COUNT's layout with the router's function from expert_gating_func
-                        // (softmax 1, sigmoid 2; Desc::moe_gating_default where absent), a selection bias
-                        // `exp_probs_b` added to the probabilities for top-k only, and the selected weights
-                        // renormalised where expert_weights_norm (GLM-4.5, dots.llm1)
+                        // (softmax 1, sigmoid 2; Desc::moe_gating_default where absent) and a selection bias
+                        // `exp_probs_b` added to the probabilities for top-k only (GLM-4.5, dots.llm1)
     SOFTMAX_NORM_BIAS, // softmax router, a selection bias `exp_probs_b` where the file has it, the selected
                        // weights renormalised, an ungated shared SwiGLU expert where the file sets
                        // expert_shared_feed_forward_length; the first leading_dense_block_count layers
@@ -178,9 +177,17 @@ struct Desc {
     // an ungated shared expert where the file sets expert_shared_feed_forward_length (the loaders
     // that read that key: granite's)
     bool shared_ff_key = false;
+    // with shared_ff_key: the shared expert is always there, feed_forward_length wide where the file
+    // sets no expert_shared_feed_forward_length (Hunyuan-MoE's loader)
+    bool shared_ff_always = false;
     // Moe::GATED_SHARED_COUNT: the router's function when the file has no expert_gating_func (1
     // softmax, 2 sigmoid; 0: the key is required, as llama.cpp's loader then has none to run)
     int moe_gating_default = 0;
+    // shared_count(moe): the selected weights renormalised where the file sets expert_weights_norm
+    // (GLM-4.5, dots.llm1, Ling), and the first leading_dense_block_count layers dense (all but Ling,
+    // whose graph gives every layer experts whatever the key says)
+    bool moe_norm_key = false;
+    bool moe_dense_lead_key = true;
     Positions positions = Positions::ROPE;
     Rope rope = Rope::NORMAL;
     RopeBase rope_base = RopeBase::FILE;

@@ -106,6 +106,13 @@ const CASES: Record<string, { arch: string; kv?: string; probe?: string[]; ownGr
   'ernie4_5-moe': { arch: 'ernie4_5-moe', kv: 'block_count=3,expert_count=4,expert_used_count=2,expert_feed_forward_length=32,' +
     'expert_shared_feed_forward_length=48,interleave_moe_layer_step=1,leading_dense_block_count=1',
     probe: ['--layer-tensors', 'exp_probs_b.bias@1:2,ffn_gate_exps.weight@1:2'], eps: '1e-3' },
+  // Hunyuan-A13B: experts as wide as feed_forward_length (4, top 2, renormalised) plus an ungated
+  // shared expert 48 wide in every layer; Q/K norms after RoPE (its loss moves more slowly: 16 steps)
+  'hunyuan-moe': { arch: 'hunyuan-moe', kv: 'block_count=2,expert_count=4,expert_used_count=2,expert_shared_feed_forward_length=48', eps: '1e-3', steps: '16' },
+  // Ling: experts in every layer even with leading_dense_block_count set (llama.cpp's graph ignores
+  // it), weights renormalised and times 1.5, plus 2 ungated shared experts as one
+  bailingmoe: { arch: 'bailingmoe', kv: 'block_count=2,expert_count=4,expert_used_count=2,expert_feed_forward_length=32,expert_shared_count=2,' +
+    'leading_dense_block_count=1,expert_weights_scale=1.5,expert_weights_norm=true', eps: '1e-3' },
   olmo: { arch: 'olmo' },                                                    // LayerNorms without weights, normal RoPE
   starcoder: { arch: 'starcoder', fwd: GELU_TABLE, kv: 'attention.head_count_kv=1' }, // GPT-2's graph with multi-query K/V
   // gated delta-net layers and gated-Q attention; the probe's delta-net gradients are larger: a smaller step

@@ -32,6 +32,7 @@ std::vector<Desc> glm_family() {
         d.no_lora_out_down = true;
         d.mrope_if_sections = true;
         d.moe = Moe::GATED_SHARED_COUNT;
+        d.moe_norm_key = true;
         d.moe_gating_default = 2; // llama.cpp's glm4moe loader: sigmoid when the file says none
         d.tensors.ffn_norm = "post_attention_norm.weight";
         d.tensors.qkv_bias = true;

@@ -1,4 +1,4 @@
-// Hunyuan's Qwen3-like graphs with the Q/K norms after RoPE instead of before.
+// Hunyuan's Qwen3-like graphs with the Q/K norms after RoPE instead of before (and Hunyuan-A13B's experts).
 #include "hone_arch.h"
 
 namespace hone::arch {
@@ -28,6 +28,20 @@ std::vector<Desc> hunyuan_family() {
         d.qk_norm = QkNorm::AFTER_ROPE;
         d.mrope_if_sections = true;
         d.rope_base = RopeBase::NTK_ALPHA;
+        v.push_back(d);
+    }
+    {
+        Desc d = described("hunyuan-moe", "hunyuan", "Hunyuan-A13B",
+                           "Hunyuan's graph (Q/K norms after NeoX RoPE); every FFN a mixture of experts as wide as `feed_forward_length`: a softmax "
+                           "router, the selected weights renormalised, plus an ungated shared SwiGLU expert (`expert_shared_feed_forward_length` "
+                           "wide, else `feed_forward_length`); LoRA on attention (experts, shared expert and router stay frozen)");
+        d.rope = Rope::NEOX;
+        d.qk_norm = QkNorm::AFTER_ROPE;
+        d.moe = Moe::SOFTMAX_NORM_FF;
+        d.shared_ff_key = d.shared_ff_always = true;
+        d.typical_rope_base = 1e6f;
+        d.typical_norm_eps = 1e-6f;
+        d.required_keys = { { "expert_count", KeyType::U32 }, { "expert_used_count", KeyType::U32 } };
         v.push_back(d);
     }
     return v;

@@ -104,6 +104,20 @@ std::vector<Desc> llama_family() {
         v.push_back(d);
     }
     {
+        Desc d = described("bailingmoe", "llama", "Ling-lite, Ling-plus (Ling 1)",
+                           "llama's attention with an untied head; every FFN a mixture of experts (the pinned llama.cpp's graph ignores "
+                           "`leading_dense_block_count`): a softmax router, top-k experts weighted as selected (renormalised where "
+                           "`expert_weights_norm`, times `expert_weights_scale` where set), plus `expert_shared_count` ungated shared SwiGLU "
+                           "experts as one; LoRA on attention (experts, shared experts and router stay frozen)");
+        d.moe = Moe::SOFTMAX_SHARED_COUNT;
+        d.moe_norm_key = true;
+        d.moe_dense_lead_key = false;
+        d.tensors.output_required = true;
+        d.required_keys = { { "expert_count", KeyType::U32 }, { "expert_used_count", KeyType::U32 }, { "expert_feed_forward_length", KeyType::U32 },
+                            { "expert_shared_count", KeyType::U32 } };
+        v.push_back(d);
+    }
+    {
         Desc d = described("phi3", "llama", "Phi-3 mini/medium, Phi-4 (without LongRoPE)",
                            "llama's graph with a fused Q/K/V, gate and up fused in one `ffn_up`, NeoX RoPE and Q scaled by 1/√head_dim after RoPE; no sliding windows, as the pinned llama.cpp runs it");
         d.rope = Rope::NEOX;

@@ -42,7 +42,8 @@ std::vector<Desc> other_family() {
                            "attention and the dense FFNs (experts, shared experts and router stay frozen)");
         d.rope = Rope::NEOX;
         d.qk_norm = QkNorm::PER_HEAD;
-        d.moe = Moe::GATED_SHARED_COUNT; // moe_gating_default 0: llama.cpp has no default router for dots1
+        d.moe = Moe::GATED_SHARED_COUNT;
+        d.moe_norm_key = true; // moe_gating_default 0: llama.cpp has no default router for dots1
         d.tensors.output_required = true;
         d.required_keys = { { "expert_count", KeyType::U32 }, { "expert_used_count", KeyType::U32 }, { "expert_feed_forward_length", KeyType::U32 },
                             { "expert_shared_count", KeyType::U32 }, { "expert_gating_func", KeyType::U32 } };
