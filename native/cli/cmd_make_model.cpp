@@ -30,6 +30,7 @@ struct Spec {
     int ssm_conv, ssm_state, ssm_groups, ssm_heads; // gated delta-net layers (arch::Desc::delta_net) only
     bool tied;
     bool ffn_biases; // --ffn-biases: gate/up/down biases, optional tensors llama's loader reads
+    int longrope_orig; // --longrope: LongRoPE's short and long factors past this original context (0: none)
     std::string type;
     uint64_t seed;
     int threads;
@@ -77,6 +78,11 @@ std::vector<TensorPlan> plan(const Spec & s) {
     if (s.desc->norm_kind == hone::arch::NormKind::LAYER) v("output_norm.bias", s.n_embd, sd);
     if ((!s.tied || s.desc->tensors.output_required) && !s.desc->always_tied) w("output.weight", "output", 0, s.n_embd, s.n_vocab);
     if (s.desc->tensors.output_bias) v("output.bias", s.n_vocab, sd);
+    if (s.longrope_orig > 0) {
+        // LongRoPE's factors (Phi-3 128k): constants of the releases' order, the long set larger
+        t.push_back({ "rope_factors_short.weight", s.head_dim / 2, 1, GGML_TYPE_F32, 0.0f, 1, 1.5f });
+        t.push_back({ "rope_factors_long.weight", s.head_dim / 2, 1, GGML_TYPE_F32, 0.0f, 1, 6.0f });
+    }
     using namespace hone::arch;
     const Desc & d = *s.desc;
     const bool pre = d.norms != Norms::POST, post = d.norms == Norms::POST || d.norms == Norms::SANDWICH;
@@ -241,7 +247,7 @@ int file_type(const std::string & t) {
 
 int cmd_make_model(int argc, char ** argv) {
     Args a(argc, argv, 2, { "arch", "embd", "layers", "heads", "kv-heads", "ff", "head-dim", "vocab-from", "type", "out", "ctx", "seed", "threads",
-             "chat-template-file", "kv", "experts", "experts-used", "expert-ff", "shared-ff", "rope-yarn", "ssm-conv", "ssm-state", "ssm-groups", "ssm-heads" },
+             "chat-template-file", "kv", "experts", "experts-used", "expert-ff", "shared-ff", "rope-yarn", "longrope", "ssm-conv", "ssm-state", "ssm-groups", "ssm-heads" },
            { "tied", "json", "ffn-biases" });
     const bool json = a.flag("json");
     Spec s;
@@ -263,6 +269,9 @@ int cmd_make_model(int argc, char ** argv) {
     s.ctx = (int) a.integer("ctx", 4096);
     s.tied = a.flag("tied");
     s.ffn_biases = a.flag("ffn-biases");
+    // --longrope ORIGINAL_CONTEXT: LongRoPE's factors as Phi-3 128k, Phi-3.5 and Phi-4-mini carry them
+    s.longrope_orig = (int) a.integer("longrope", 0);
+    if (s.longrope_orig < 0 || (s.longrope_orig > 0 && a.has("rope-yarn"))) throw UsageError("--longrope takes a positive original context, and not with --rope-yarn");
     s.type = a.str("type", "f32");
     s.seed = (uint64_t) a.integer("seed", 1);
     s.threads = (int) a.integer("threads", std::max(1u, std::thread::hardware_concurrency()));
@@ -394,6 +403,10 @@ int cmd_make_model(int argc, char ** argv) {
         gguf_set_val_f32(g, (A + "rope.scaling.factor").c_str(), factor);
         gguf_set_val_u32(g, (A + "rope.scaling.original_context_length").c_str(), orig);
         if (n == 3) gguf_set_val_f32(g, (A + "rope.scaling.attn_factor").c_str(), attn);
+    }
+    if (s.longrope_orig > 0) { // LongRoPE: the original context and the rotated values' magnitude factor
+        gguf_set_val_u32(g, (A + "rope.scaling.original_context_length").c_str(), (uint32_t) s.longrope_orig);
+        gguf_set_val_f32(g, (A + "rope.scaling.attn_factor").c_str(), 1.19f);
     }
     gguf_set_val_f32(g, (A + hone::arch::norm_eps_key(s.desc->norm_kind)).c_str(), s.desc->typical_norm_eps);
     if (s.desc->scales == hone::arch::Scales::GRANITE) {

@@ -23,7 +23,7 @@ static const char * USAGE =
     "  hone-train make-model --arch NAME --embd N --layers N --heads N --kv-heads N --ff N\n"
     "             [--head-dim N] --vocab-from VOCAB.gguf [--type f32|f16|q8_0|q4_k_m] [--tied] [--ffn-biases]\n"
     "             [--chat-template-file T.jinja] [--kv name=N,...] [--experts N --experts-used N --expert-ff N | --shared-ff N (granitemoe)]\n"
-    "             [--rope-yarn FACTOR:ORIGINAL_CTX[:ATTN_FACTOR]] [--ssm-conv N --ssm-state N --ssm-groups N --ssm-heads N]\n"
+    "             [--rope-yarn FACTOR:ORIGINAL_CTX[:ATTN_FACTOR] | --longrope ORIGINAL_CTX] [--ssm-conv N --ssm-state N --ssm-groups N --ssm-heads N]\n"
     "             --out M.gguf\n"
     "             (any trainable architecture in its description's layout; see `architectures`)\n"
     "  hone-train architectures [--json]   (the trainable architectures and what each is)\n"

@@ -25,6 +25,7 @@ hone_status hone_forward_logits(hone_model * m, hone_adapter * ad, const int32_t
         struct Cleanup { ggml_context * c; ggml_backend_sched_t * s; ~Cleanup() { if (*s) ggml_backend_sched_free(*s); ggml_free(c); } } cleanup{ ctx, &sched };
 
         ForwardInputs in = make_forward_inputs(ctx, m->hp, n, 1);
+        in.n_ctx = (int) GGML_PAD(n, 256); // the context llama.cpp makes for n tokens (check-forward's reference)
         ggml_tensor * out = build_forward(ctx, *m, ad, in, n, 1);
         ggml_set_output(out);
         ggml_cgraph * gf = ggml_new_graph_custom(ctx, gsize, false);

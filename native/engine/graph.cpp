@@ -16,6 +16,7 @@ namespace hone {
 
 ForwardInputs make_forward_inputs(ggml_context * ctx, const Hparams & hp, int T, int B) {
     ForwardInputs in;
+    in.n_ctx = T;
     in.tokens = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, (int64_t) T * B);
     in.pos = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, (int64_t) T * B * hp.n_pos_per_token());
     in.kq_mask = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, T, T, hp.alibi_max_bias > 0.0f ? hp.n_head : 1);
@@ -207,8 +208,10 @@ static ggml_tensor * rope(const LayerCtx & c, ggml_tensor * x) {
     const float base = hp.rope_base_l[c.il], scale = hp.rope_scale_l[c.il];
     const float ext = hp.rope_ext_l[c.il], attn = hp.rope_attn_l[c.il];
     const int n_rot = hp.n_rot_l[c.il];
-    // Gemma 4: the frequency factors (proportional RoPE) in global layers only
+    // Gemma 4: the frequency factors (proportional RoPE) in global layers only; LongRoPE's set by
+    // the context, as llama.cpp's get_rope_factors
     ggml_tensor * factors = hp.desc->rope_factors_global && hp.swa_l[c.il] ? nullptr : c.m.rope_freqs;
+    if (!c.m.rope_freqs) factors = c.in.n_ctx > hp.n_ctx_orig ? c.m.rope_long : c.m.rope_short;
     if (hp.n_pos_per_token() > 1) {
         int sections[4] = { hp.rope_sections[0], hp.rope_sections[1], hp.rope_sections[2], hp.rope_sections[3] };
         return ggml_rope_multi(c.ctx, x, c.in.pos, factors, n_rot, sections, hp.rope_type, hp.n_ctx_orig,

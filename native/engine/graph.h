@@ -18,6 +18,9 @@ struct hone_adapter;
 namespace hone {
 
 struct ForwardInputs {
+    // The context llama.cpp would run this graph in: LongRoPE picks its long factors past the original
+    // context (training: the window; check-forward: llama.cpp's context, padded to 256)
+    int n_ctx = 0;
     ggml_tensor * tokens = nullptr;  // I32 [T*B]
     ggml_tensor * pos = nullptr;     // I32 [T*B * n_pos], 0..T-1 per sequence (M-RoPE: section-major)
     ggml_tensor * kq_mask = nullptr; // F32 [T, T], 0 or -inf (causal); ALiBi: [T, T, n_head], the heads' biases

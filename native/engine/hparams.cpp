@@ -233,7 +233,8 @@ static void read_rope(hone_model & m) {
     hp.rope_freq_base = gguf_f32(g, a + "rope.freq_base", 10000.0f);
     // As llama.cpp: a linear factor applies whatever the scaling type; llama3-style scaling
     // comes as the rope_freqs tensor; YaRN mixes interpolated and extrapolated frequencies
-    // (ext_factor 1) over the original context. LongRoPE needs terms we do not build yet.
+    // (ext_factor 1) over the original context. LongRoPE's factors come as two tensors (model.cpp),
+    // its magnitude factor as rope.scaling.attn_factor.
     float factor = gguf_f32(g, a + "rope.scaling.factor", 0.0f);
     if (factor == 0.0f) factor = gguf_f32(g, a + "rope.scale_linear", 0.0f);
     hp.rope_freq_scale = factor == 0.0f ? 1.0f : 1.0f / factor;
@@ -257,11 +258,6 @@ static void read_rope(hone_model & m) {
     if (d.rope_base == arch::RopeBase::NTK_ALPHA) {
         const float alpha = gguf_f32(g, a + "rope.scaling.alpha", 0.0f);
         if (alpha > 0.0f) hp.rope_freq_base *= std::pow(alpha, (float) hp.head_dim / (float) (hp.head_dim - 2));
-    }
-    // LongRoPE's per-dimension factors (Phi-3 128k): llama.cpp picks the short or the long set by
-    // context; the training graph applies neither yet.
-    for (const char * t : { "rope_factors_long.weight", "rope_factors_short.weight" }) {
-        if (gguf_find_tensor(g, t) >= 0) fail(HONE_E_UNSUPPORTED, "%s: LongRoPE frequency factors ('%s') cannot train yet", m.path.c_str(), t);
     }
     // The rotated values' magnitude factor, as llama.cpp multiplies it in for every scaling
     // type (with YaRN, ggml's own 1 + 0.1 ln(factor) and llama.cpp's cancelling of it are both

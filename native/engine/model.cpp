@@ -210,6 +210,14 @@ static void bind_weights(hone_model & m) {
     m.tied_output = m.output == nullptr;
     if (m.tied_output) m.output = m.tok_embd;
     m.rope_freqs = m.weight("rope_freqs.weight", false);
+    m.rope_long = m.weight("rope_factors_long.weight", false);
+    m.rope_short = m.weight("rope_factors_short.weight", false);
+    for (ggml_tensor * t : { m.rope_long, m.rope_short }) {
+        if (t && (ggml_nelements(t) != hp.n_rot / 2 || t->type != GGML_TYPE_F32)) {
+            fail(HONE_E_FORMAT, "%s: tensor '%s' is %s with %lld values: LongRoPE's factors are %d F32 values (rope.dimension_count / 2)",
+                 m.path.c_str(), t->name, ggml_type_name(t->type), (long long) ggml_nelements(t), hp.n_rot / 2);
+        }
+    }
     if (d.embeddings_normed) {
         m.tok_norm = m.weight("token_embd_norm.weight", true);
         m.tok_norm_b = m.weight("token_embd_norm.bias", false);

@@ -145,6 +145,9 @@ struct hone_model {
 
     ggml_tensor * tok_embd = nullptr, * output_norm = nullptr, * output = nullptr, * rope_freqs = nullptr;
     ggml_tensor * output_norm_b = nullptr, * output_b = nullptr; // LayerNorm's bias; a bias on the logits (Phi-2)
+    // LongRoPE's frequency factors [n_rot/2] (Phi-3 128k, Phi-3.5, Phi-4-mini): llama.cpp applies the
+    // long set when its context passes the original one (Hparams::n_ctx_orig), else the short set
+    ggml_tensor * rope_long = nullptr, * rope_short = nullptr;
     ggml_tensor * tok_norm = nullptr, * tok_norm_b = nullptr; // the embeddings' norm (arch::Desc::embeddings_normed)
     ggml_tensor * pos_embd = nullptr; // learned absolute positions [n_embd, context_length] (arch::Positions::LEARNED)
     // Gemma 4's per-layer embeddings: the table [n_epl * n_layer, n_vocab], the embeddings'

@@ -1,6 +1,7 @@
 /**
  * Long-context position scaling as released files carry it: YaRN RoPE scaling
- * (rope.scaling.type "yarn": gpt-oss, Mistral 3, OLMo 3), whose ext_factor, original context and
+ * (rope.scaling.type "yarn": gpt-oss, Mistral 3, OLMo 3), LongRoPE's frequency factors (Phi-3 128k,
+ * Phi-3.5, Phi-4-mini), YaRN's ext_factor, original context and
  * attention factor the training graph passes to the rope op (and so to its backward), and
  * Mistral 3's attention temperature (Q scaled per position after RoPE). Checked on synthetic
  * models whose original context is short enough that the frequencies are a real mix of
@@ -56,6 +57,39 @@ describe('RoPE scaling: YaRN, attention temperature', () => {
       assert.ok(losses.at(-1) < losses[0] - 0.15, `loss ${losses[0]} -> ${losses.at(-1)}`);
     });
   }
+
+  // LongRoPE: two sets of per-dimension frequency factors; llama.cpp applies the long set when its
+  // context passes the original one, else the short set. check-forward's reference context is 256
+  // (llama.cpp pads contexts to 256), so an original context of 512 takes the short set and one
+  // of 128 the long set; training windows pick as that context would.
+  test('LongRoPE (Phi-3 128k, Phi-3.5, Phi-4-mini): the short factors within the original context, the long ones past it, as llama.cpp; gradients, the loss falls', () => {
+    const made = (orig: number) => {
+      const out = join(dir, `phi3-longrope-${orig}.gguf`);
+      const m = honeTrain(['make-model', '--arch', 'phi3', '--embd', '64', '--layers', '2', '--heads', '4', '--kv-heads', '2', '--ff', '128',
+        '--longrope', String(orig), '--vocab-from', vocab('phi-3'), '--out', out]);
+      assert.equal(m.code, 0, m.stderr);
+      return out;
+    };
+    const short = made(512), long = made(128);
+    for (const model of [short, long]) {
+      const fwd = honeTrain(['check-forward', '--model', model, '--perturb-b', '0.05', '--text', TEXT, '--json']);
+      assert.equal(fwd.code, 0, fwd.stderr);
+      assert.ok(fwd.events[0].max_rel_diff <= 1e-5, `${model}: ${JSON.stringify(fwd.events[0])}`);
+    }
+    // the same weights under the two sets give llama.cpp different logits: each check above saw its own set
+    const apart = honeTrain(['compare-logits', '--model', short, '--model-b', long, '--text', TEXT, '--json']);
+    assert.equal(apart.code, 0, apart.stderr);
+    assert.ok(apart.events[0].max_rel_diff > 1e-3, `the long factors must change llama.cpp's logits: ${JSON.stringify(apart.events[0])}`);
+
+    const g = honeTrain(['check-grad', '--model', short, '--elements', '4', '--seed', '3', '--json']);
+    const summary = g.events.find((e) => e.type === 'check-grad')!;
+    assert.equal(g.code, 0, g.stdout + g.stderr);
+    assert.ok(summary.pass && summary.checked >= 5 && summary.vector_rel_error < 1e-3, JSON.stringify(summary));
+    const r = honeTrain(['--model', long, '--data', data, '--out', join(dir, 'phi3-longrope-run'), '--steps', '8', '--ctx', '48', '--lr', '5e-2', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const losses = r.events.filter((e) => e.type === 'step').map((e) => e.loss);
+    assert.ok(losses.at(-1) < losses[0] - 0.15, `loss ${losses[0]} -> ${losses.at(-1)}`);
+  });
 
   test('a malformed --rope-yarn is refused naming its form', () => {
     const r = honeTrain(['make-model', '--arch', 'llama', '--rope-yarn', '0.5:16', '--vocab-from', vocab('llama-spm'), '--out', join(dir, 'bad.gguf')]);

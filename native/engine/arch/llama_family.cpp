@@ -118,11 +118,26 @@ std::vector<Desc> llama_family() {
         v.push_back(d);
     }
     {
-        Desc d = described("phi3", "llama", "Phi-3 mini/medium, Phi-4 (without LongRoPE)",
-                           "llama's graph with a fused Q/K/V, gate and up fused in one `ffn_up`, NeoX RoPE and Q scaled by 1/√head_dim after RoPE; no sliding windows, as the pinned llama.cpp runs it");
+        Desc d = described("phi3", "llama", "Phi-3 mini/medium (4k and 128k), Phi-3.5-mini, Phi-4, Phi-4-mini",
+                           "llama's graph with a fused Q/K/V, gate and up fused in one `ffn_up`, NeoX RoPE and Q scaled by 1/√head_dim after RoPE; "
+                           "LongRoPE's short or long frequency factors as llama.cpp picks them (the long set when the context passes "
+                           "`rope.scaling.original_context_length`; training: the window); no sliding windows, as the pinned llama.cpp runs it");
         d.rope = Rope::NEOX;
         d.q_scale = QScale::HEAD_DIM;
         d.tensors.fused_qkv = d.tensors.fused_gate_up = true;
+        v.push_back(d);
+    }
+    {
+        Desc d = described("phimoe", "llama", "Phi-3.5-MoE",
+                           "Phi-3's attention (Q scaled after NeoX RoPE, LongRoPE's factors) with Q/K/V and output biases, RMS norms with "
+                           "biases, as llama.cpp runs them, and a bias on the logits; every FFN a mixture of experts as wide as "
+                           "`feed_forward_length`, softmax router, the selected weights renormalised; LoRA on attention (experts and router stay frozen)");
+        d.rope = Rope::NEOX;
+        d.q_scale = QScale::HEAD_DIM;
+        d.moe = Moe::SOFTMAX_NORM_FF;
+        d.tensors.qkv_bias = d.tensors.out_bias = d.tensors.output_bias = true;
+        d.tensors.output_required = true;
+        d.required_keys = { { "expert_count", KeyType::U32 }, { "expert_used_count", KeyType::U32 } };
         v.push_back(d);
     }
     return v;
