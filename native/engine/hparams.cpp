@@ -335,6 +335,12 @@ static void read_experts(hone_model & m) {
         if (hp.desc->moe == arch::Moe::GATED_SHARED_COUNT) read_gating(m);
         return;
     }
+    if (hp.desc->moe == arch::Moe::GATED_NORM_FF) { // as llama.cpp's minimax-m2 loader: experts --ff wide
+        hp.n_ff_exp = hp.n_ff;
+        hp.n_ff_shexp = 0;
+        read_gating(m);
+        return;
+    }
     if (hp.desc->moe == arch::Moe::SOFTMAX_NORM_BIAS) { // as llama.cpp's ernie4_5-moe loader
         hp.n_ff_exp = (int) gguf_u32(g, a + "expert_feed_forward_length", true);
         hp.n_ff_shexp = (int) gguf_u32(g, a + "expert_shared_feed_forward_length", false, 0);

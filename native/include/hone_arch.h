@@ -73,6 +73,9 @@ enum class Moe {
                        // weights renormalised, an ungated shared SwiGLU expert where the file sets
                        // expert_shared_feed_forward_length; the first leading_dense_block_count layers
                        // dense; interleave_moe_layer_step must be 1 (ERNIE 4.5)
+    GATED_NORM_FF, // the router's function from expert_gating_func (required), top-k with the selection bias
+                   // `exp_probs_b`, the selected weights renormalised; experts feed_forward_length wide, as the
+                   // loader shapes them, no shared expert (MiniMax-M2)
 };
 // Whether the router's top-k adds a per-expert selection bias (`exp_probs_b`, optional or required
 // by Desc::tensors.exp_probs_b_required).

@@ -115,6 +115,10 @@ const CASES: Record<string, { arch: string; kv?: string; probe?: string[]; ownGr
     'leading_dense_block_count=1,expert_weights_scale=1.5,expert_weights_norm=true', eps: '1e-3' },
   // Phi-3.5-MoE: Phi-3's attention with biases, RMS norms with biases, experts as wide as feed_forward_length (4, top 2)
   phimoe: { arch: 'phimoe', kv: 'block_count=2,expert_count=4,expert_used_count=2', eps: '1e-3' },
+  // MiniMax-M2: Q/K norms over whole projections, partial RoPE, sigmoid-routed experts (4, top 2) with the
+  // selection bias, renormalised, as wide as feed_forward_length
+  'minimax-m2': { arch: 'minimax-m2', kv: 'block_count=2,expert_count=4,expert_used_count=2,expert_feed_forward_length=32,expert_gating_func=2,' +
+    'rope.dimension_count=8', ownGraph: true, eps: '1e-3' },
   olmo: { arch: 'olmo' },                                                    // LayerNorms without weights, normal RoPE
   starcoder: { arch: 'starcoder', fwd: GELU_TABLE, kv: 'attention.head_count_kv=1' }, // GPT-2's graph with multi-query K/V
   // gated delta-net layers and gated-Q attention; the probe's delta-net gradients are larger: a smaller step

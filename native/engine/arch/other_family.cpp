@@ -1,5 +1,5 @@
 // Single architectures with a trait of their own: CogVLM's thirds, Talkie's weightless norms
-// and embedding skips, BitNet's sub-norms, gpt-oss's and dots.llm1's experts, OpenELM's per-layer counts.
+// and embedding skips, BitNet's sub-norms, gpt-oss's, dots.llm1's and MiniMax-M2's experts, OpenELM's per-layer counts.
 #include "hone_arch.h"
 
 namespace hone::arch {
@@ -47,6 +47,21 @@ std::vector<Desc> other_family() {
         d.tensors.output_required = true;
         d.required_keys = { { "expert_count", KeyType::U32 }, { "expert_used_count", KeyType::U32 }, { "expert_feed_forward_length", KeyType::U32 },
                             { "expert_shared_count", KeyType::U32 }, { "expert_gating_func", KeyType::U32 } };
+        v.push_back(d);
+    }
+    {
+        Desc d = described("minimax-m2", "other", "MiniMax-M2 (230B-A10B)",
+                           "llama's norms, RMS norms over the whole Q and K projections before partial NeoX RoPE, an untied head; every FFN "
+                           "a mixture of experts as wide as `feed_forward_length` (as the loader shapes them): the router's function from "
+                           "`expert_gating_func` (required), top-k on the probabilities plus the selection bias `exp_probs_b`, the selected "
+                           "weights renormalised; LoRA on attention (experts and router stay frozen)");
+        d.rope = Rope::NEOX;
+        d.qk_norm = QkNorm::WHOLE;
+        d.moe = Moe::GATED_NORM_FF; // moe_gating_default 0: llama.cpp has no default router for minimax-m2
+        d.tensors.output_required = true;
+        d.tensors.exp_probs_b_required = true;
+        d.required_keys = { { "expert_count", KeyType::U32 }, { "expert_used_count", KeyType::U32 }, { "expert_feed_forward_length", KeyType::U32 },
+                            { "expert_gating_func", KeyType::U32 } };
         v.push_back(d);
     }
     {

@@ -76,9 +76,10 @@ bool has_shared_expert(Moe m) { return m == Moe::SOFTMAX_SHARED || m == Moe::SOF
 
 bool shared_count(Moe m) { return m == Moe::SOFTMAX_SHARED_COUNT || m == Moe::GATED_SHARED_COUNT; }
 
-bool renormalises(Moe m) { return m == Moe::SOFTMAX_NORM || m == Moe::SOFTMAX_NORM_SHARED || m == Moe::SOFTMAX_NORM_FF || m == Moe::SOFTMAX_NORM_BIAS; }
+bool renormalises(Moe m) { return m == Moe::SOFTMAX_NORM || m == Moe::SOFTMAX_NORM_SHARED || m == Moe::SOFTMAX_NORM_FF || m == Moe::SOFTMAX_NORM_BIAS ||
+                                  m == Moe::GATED_NORM_FF; }
 
-bool selection_bias(Moe m) { return m == Moe::GATED_SHARED_COUNT || m == Moe::SOFTMAX_NORM_BIAS; }
+bool selection_bias(Moe m) { return m == Moe::GATED_SHARED_COUNT || m == Moe::SOFTMAX_NORM_BIAS || m == Moe::GATED_NORM_FF; }
 
 const char * name_of(Moe v) {
     switch (v) {
@@ -91,6 +92,7 @@ const char * name_of(Moe v) {
         case Moe::SOFTMAX_SHARED_COUNT: return "softmax_shared_count";
         case Moe::GATED_SHARED_COUNT: return "gated_shared_count";
         case Moe::SOFTMAX_NORM_BIAS: return "softmax_norm_bias";
+        case Moe::GATED_NORM_FF: return "gated_norm_ff";
     }
     return "?";
 }
