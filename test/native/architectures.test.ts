@@ -119,6 +119,9 @@ const CASES: Record<string, { arch: string; kv?: string; probe?: string[]; ownGr
   // selection bias, renormalised, as wide as feed_forward_length
   'minimax-m2': { arch: 'minimax-m2', kv: 'block_count=2,expert_count=4,expert_used_count=2,expert_feed_forward_length=32,expert_gating_func=2,' +
     'rope.dimension_count=8', ownGraph: true, eps: '1e-3' },
+  // DBRX: LayerNorms without biases, fused Q/K/V clamped to ±0.05 (the probe's values pass it),
+  // experts as wide as feed_forward_length (4, top 2, renormalised)
+  dbrx: { arch: 'dbrx', kv: 'block_count=2,expert_count=4,expert_used_count=2,attention.clamp_kqv=0.05', eps: '1e-3' },
   olmo: { arch: 'olmo' },                                                    // LayerNorms without weights, normal RoPE
   starcoder: { arch: 'starcoder', fwd: GELU_TABLE, kv: 'attention.head_count_kv=1' }, // GPT-2's graph with multi-query K/V
   // gated delta-net layers and gated-Q attention; the probe's delta-net gradients are larger: a smaller step

@@ -109,6 +109,18 @@ std::vector<Desc> layernorm_family() {
         v.push_back(d);
     }
     {
+        Desc d = layernorm_base("dbrx", "DBRX (132B)",
+                                "LayerNorms without biases (the FFN's named `attn_output_norm`), fused Q/K/V clamped to ±`attention.clamp_kqv` "
+                                "when the file gives it, NeoX RoPE, a head of its own; every FFN a mixture of experts as wide as "
+                                "`feed_forward_length`: a softmax router, the selected weights renormalised; LoRA on attention (experts and router stay frozen)");
+        d.clamp_kqv_key = true;
+        d.moe = Moe::SOFTMAX_NORM_FF;
+        d.tensors.ffn_norm = "attn_output_norm.weight";
+        d.tensors.fused_qkv = d.tensors.output_required = true;
+        d.required_keys = { { "expert_count", KeyType::U32 }, { "expert_used_count", KeyType::U32 } };
+        v.push_back(d);
+    }
+    {
         Desc d = layernorm_base("codeshell", "CodeShell",
                                 "LayerNorms with biases, Q/K/V with biases, NeoX RoPE, a GELU FFN with biases, a head of its own");
         d.ffn = Ffn::GELU;
