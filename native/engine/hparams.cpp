@@ -319,13 +319,15 @@ static void read_experts(hone_model & m) {
     }
     if (hp.desc->moe == arch::Moe::SOFTMAX_NORM_FF) { // as llama.cpp's llama and granite loaders: no shared expert without the key
         hp.n_ff_exp = hp.n_ff;
-        const uint32_t shared_def = hp.desc->shared_ff_always ? (uint32_t) hp.n_ff : 0;
+        const uint32_t shared_def = hp.desc->shared_ff_always ? (uint32_t) hp.n_ff_exp : 0; // the experts' width
         hp.n_ff_shexp = hp.desc->shared_ff_key ? (int) gguf_u32(g, a + "expert_shared_feed_forward_length", false, shared_def) : 0;
         return;
     }
-    if (arch::shared_count(hp.desc->moe)) { // as llama.cpp's deepseek, glm4moe, dots1 and bailingmoe loaders
+    if (arch::shared_count(hp.desc->moe)) { // as llama.cpp's deepseek, glm4moe, dots1, bailingmoe and exaone-moe loaders
         hp.n_ff_exp = (int) gguf_u32(g, a + "expert_feed_forward_length", true);
-        hp.n_ff_shexp = hp.n_ff_exp * (int) gguf_u32(g, a + "expert_shared_count", true);
+        // the shared experts: expert_shared_count of the experts' width, or (EXAONE-MoE) one of its own width
+        hp.n_ff_shexp = hp.desc->shared_ff_key ? (int) gguf_u32(g, a + "expert_shared_feed_forward_length", false, (uint32_t) hp.n_ff_exp)
+                                               : hp.n_ff_exp * (int) gguf_u32(g, a + "expert_shared_count", true);
         hp.n_layer_dense_lead = hp.desc->moe_dense_lead_key ? (int) gguf_u32(g, a + "leading_dense_block_count", false, 0) : 0;
         hp.expert_weights_scale = gguf_f32(g, a + "expert_weights_scale", 0.0f);
         if (hp.desc->moe_norm_key) hp.expert_weights_norm = gguf_bool(g, a + "expert_weights_norm", false);

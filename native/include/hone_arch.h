@@ -178,10 +178,11 @@ struct Desc {
     // granite loaders: Mixtral is a llama file with experts)
     bool experts_optional = false;
     // an ungated shared expert where the file sets expert_shared_feed_forward_length (the loaders
-    // that read that key: granite's)
+    // that read that key: granite's); with shared_count(moe), one shared expert of that width (as
+    // wide as the experts where the file sets none) instead of expert_shared_count of the experts'
     bool shared_ff_key = false;
-    // with shared_ff_key: the shared expert is always there, feed_forward_length wide where the file
-    // sets no expert_shared_feed_forward_length (Hunyuan-MoE's loader)
+    // Moe::SOFTMAX_NORM_FF with shared_ff_key: the shared expert is always there, as wide as the
+    // experts where the file sets no expert_shared_feed_forward_length (Hunyuan-MoE's loader)
     bool shared_ff_always = false;
     // Moe::GATED_SHARED_COUNT: the router's function when the file has no expert_gating_func (1
     // softmax, 2 sigmoid; 0: the key is required, as llama.cpp's loader then has none to run)

@@ -122,6 +122,13 @@ const CASES: Record<string, { arch: string; kv?: string; probe?: string[]; ownGr
   // DBRX: LayerNorms without biases, fused Q/K/V clamped to ±0.05 (the probe's values pass it),
   // experts as wide as feed_forward_length (4, top 2, renormalised)
   dbrx: { arch: 'dbrx', kv: 'block_count=2,expert_count=4,expert_used_count=2,attention.clamp_kqv=0.05', eps: '1e-3' },
+  // EXAONE-MoE: layers 0 and 2 windowed (3 positions) with RoPE, 1 and 3 global without; layer 0 dense,
+  // layers 1-3 sigmoid-routed experts with the selection bias plus one shared expert 48 wide (its loss moves
+  // more slowly through three-position windows: 16 steps)
+  'exaone-moe': { arch: 'exaone-moe', kv: 'block_count=4,expert_count=4,expert_used_count=2,expert_feed_forward_length=32,' +
+    'expert_shared_feed_forward_length=48,expert_gating_func=2,expert_weights_norm=true,expert_weights_scale=1.5,leading_dense_block_count=1,' +
+    'attention.sliding_window=3,attention.sliding_window_pattern=2', probe: ['--layer-tensors', 'exp_probs_b.bias@1:2:3'], ownGraph: true, eps: '1e-3',
+    steps: '16' },
   olmo: { arch: 'olmo' },                                                    // LayerNorms without weights, normal RoPE
   starcoder: { arch: 'starcoder', fwd: GELU_TABLE, kv: 'attention.head_count_kv=1' }, // GPT-2's graph with multi-query K/V
   // gated delta-net layers and gated-Q attention; the probe's delta-net gradients are larger: a smaller step

@@ -118,6 +118,24 @@ std::vector<Desc> llama_family() {
         v.push_back(d);
     }
     {
+        Desc d = described("exaone-moe", "llama", "EXAONE-MoE (K-EXAONE; the multi-token-prediction layers are not trained)",
+                           "llama's norms with per-head Q/K norms; every `attention.sliding_window_pattern`-th layer (default 4) global "
+                           "without RoPE, the others windowed with NeoX RoPE (the global base, as llama.cpp's graph); the first "
+                           "`leading_dense_block_count` layers with a SwiGLU FFN, the others GLM-4.5's mixture of experts (the router's "
+                           "function from `expert_gating_func`, required; the selection bias where the file has it) plus one ungated shared "
+                           "expert (`expert_shared_feed_forward_length` wide, else as wide as the experts); LoRA on attention and the dense FFNs");
+        d.qk_norm = QkNorm::PER_HEAD;
+        d.rope = Rope::NEOX;
+        d.window = { Windows::PERIODIC, WindowWhen::ALWAYS, 4, 128, 0, WindowRope::GLOBAL_NOPE };
+        d.moe = Moe::GATED_SHARED_COUNT;
+        d.moe_norm_key = true;
+        d.shared_ff_key = true;
+        d.tensors.output_required = true;
+        d.required_keys = { { "expert_count", KeyType::U32 }, { "expert_used_count", KeyType::U32 }, { "expert_feed_forward_length", KeyType::U32 },
+                            { "expert_gating_func", KeyType::U32 }, { "attention.sliding_window", KeyType::U32 } };
+        v.push_back(d);
+    }
+    {
         Desc d = described("phi3", "llama", "Phi-3 mini/medium (4k and 128k), Phi-3.5-mini, Phi-4, Phi-4-mini",
                            "llama's graph with a fused Q/K/V, gate and up fused in one `ffn_up`, NeoX RoPE and Q scaled by 1/√head_dim after RoPE; "
                            "LongRoPE's short or long frequency factors as llama.cpp picks them (the long set when the context passes "
