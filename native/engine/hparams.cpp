@@ -294,7 +294,7 @@ static void read_scales(hone_model & m) {
     if (d.attn_softcap.read) hp.attn_softcap = gguf_f32(g, a + "attn_logit_softcapping", d.attn_softcap.def);
 }
 
-// Moe::GATED_SHARED_COUNT's router: its function and whether the selected weights are renormalised.
+// The router's function (Moe::GATED_SHARED_COUNT, GATED_NORM_FF): softmax 1 or sigmoid 2, as llama.cpp's enum.
 static void read_gating(hone_model & m) {
     Hparams & hp = m.hp;
     const std::string a = hp.arch_name + ".";
