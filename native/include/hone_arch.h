@@ -9,6 +9,7 @@
 // file it belongs to (or a new file listed in engine/arch/registry.cpp) and one case in the tests.
 #pragma once
 
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -269,6 +270,8 @@ const Desc * find(const std::string & name);
 
 // A description with llama's layout, to be changed where the architecture differs.
 Desc described(const char * name, const char * family, const char * covers, const char * details);
+// A mixture of experts' required keys: expert_count and expert_used_count, then `more` (all U32).
+std::vector<RequiredKey> expert_keys(std::initializer_list<const char *> more = {});
 
 // Family tables (one file each), gathered by registry.cpp.
 std::vector<Desc> llama_family();

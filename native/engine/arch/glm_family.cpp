@@ -37,8 +37,7 @@ std::vector<Desc> glm_family() {
         d.tensors.ffn_norm = "post_attention_norm.weight";
         d.tensors.qkv_bias = true;
         d.tensors.exp_probs_b_required = true;
-        d.required_keys = { { "expert_count", KeyType::U32 }, { "expert_used_count", KeyType::U32 }, { "expert_feed_forward_length", KeyType::U32 },
-                            { "expert_shared_count", KeyType::U32 } };
+        d.required_keys = expert_keys({ "expert_feed_forward_length", "expert_shared_count" });
         v.push_back(d);
     }
     return v;

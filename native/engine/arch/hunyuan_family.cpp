@@ -41,7 +41,7 @@ std::vector<Desc> hunyuan_family() {
         d.shared_ff_key = d.shared_ff_always = true;
         d.typical_rope_base = 1e6f;
         d.typical_norm_eps = 1e-6f;
-        d.required_keys = { { "expert_count", KeyType::U32 }, { "expert_used_count", KeyType::U32 } };
+        d.required_keys = expert_keys();
         v.push_back(d);
     }
     return v;

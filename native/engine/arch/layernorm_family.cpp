@@ -117,7 +117,7 @@ std::vector<Desc> layernorm_family() {
         d.moe = Moe::SOFTMAX_NORM_FF;
         d.tensors.ffn_norm = "attn_output_norm.weight";
         d.tensors.fused_qkv = d.tensors.output_required = true;
-        d.required_keys = { { "expert_count", KeyType::U32 }, { "expert_used_count", KeyType::U32 } };
+        d.required_keys = expert_keys();
         v.push_back(d);
     }
     {

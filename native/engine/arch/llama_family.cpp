@@ -40,8 +40,7 @@ std::vector<Desc> llama_family() {
                            "the file has it, the selected weights renormalised, plus an ungated shared SwiGLU expert where the file sets "
                            "`expert_shared_feed_forward_length`; LoRA on attention and the dense FFNs (experts, shared expert and router stay frozen)");
         d.moe = Moe::SOFTMAX_NORM_BIAS;
-        d.required_keys = { { "expert_count", KeyType::U32 }, { "expert_used_count", KeyType::U32 }, { "expert_feed_forward_length", KeyType::U32 },
-                            { "interleave_moe_layer_step", KeyType::U32 } };
+        d.required_keys = expert_keys({ "expert_feed_forward_length", "interleave_moe_layer_step" });
         v.push_back(d);
     }
     {
@@ -99,8 +98,7 @@ std::vector<Desc> llama_family() {
                            "softmax router, top-k experts weighted as selected (times `expert_weights_scale` where set), plus `expert_shared_count` "
                            "ungated shared SwiGLU experts as one; LoRA on attention and the dense FFNs (experts, shared experts and router stay frozen)");
         d.moe = Moe::SOFTMAX_SHARED_COUNT;
-        d.required_keys = { { "expert_count", KeyType::U32 }, { "expert_used_count", KeyType::U32 }, { "expert_feed_forward_length", KeyType::U32 },
-                            { "expert_shared_count", KeyType::U32 } };
+        d.required_keys = expert_keys({ "expert_feed_forward_length", "expert_shared_count" });
         v.push_back(d);
     }
     {
@@ -113,8 +111,7 @@ std::vector<Desc> llama_family() {
         d.moe_norm_key = true;
         d.moe_dense_lead_key = false;
         d.tensors.output_required = true;
-        d.required_keys = { { "expert_count", KeyType::U32 }, { "expert_used_count", KeyType::U32 }, { "expert_feed_forward_length", KeyType::U32 },
-                            { "expert_shared_count", KeyType::U32 } };
+        d.required_keys = expert_keys({ "expert_feed_forward_length", "expert_shared_count" });
         v.push_back(d);
     }
     {
@@ -131,8 +128,7 @@ std::vector<Desc> llama_family() {
         d.moe_norm_key = true;
         d.shared_ff_key = true;
         d.tensors.output_required = true;
-        d.required_keys = { { "expert_count", KeyType::U32 }, { "expert_used_count", KeyType::U32 }, { "expert_feed_forward_length", KeyType::U32 },
-                            { "expert_gating_func", KeyType::U32 }, { "attention.sliding_window", KeyType::U32 } };
+        d.required_keys = expert_keys({ "expert_feed_forward_length", "expert_gating_func", "attention.sliding_window" });
         v.push_back(d);
     }
     {
@@ -155,7 +151,7 @@ std::vector<Desc> llama_family() {
         d.moe = Moe::SOFTMAX_NORM_FF;
         d.tensors.qkv_bias = d.tensors.out_bias = d.tensors.output_bias = true;
         d.tensors.output_required = true;
-        d.required_keys = { { "expert_count", KeyType::U32 }, { "expert_used_count", KeyType::U32 } };
+        d.required_keys = expert_keys();
         v.push_back(d);
     }
     return v;

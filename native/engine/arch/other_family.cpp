@@ -45,8 +45,7 @@ std::vector<Desc> other_family() {
         d.moe = Moe::GATED_SHARED_COUNT;
         d.moe_norm_key = true; // moe_gating_default 0: llama.cpp has no default router for dots1
         d.tensors.output_required = true;
-        d.required_keys = { { "expert_count", KeyType::U32 }, { "expert_used_count", KeyType::U32 }, { "expert_feed_forward_length", KeyType::U32 },
-                            { "expert_shared_count", KeyType::U32 }, { "expert_gating_func", KeyType::U32 } };
+        d.required_keys = expert_keys({ "expert_feed_forward_length", "expert_shared_count", "expert_gating_func" });
         v.push_back(d);
     }
     {
@@ -60,8 +59,7 @@ std::vector<Desc> other_family() {
         d.moe = Moe::GATED_NORM_FF; // moe_gating_default 0: llama.cpp has no default router for minimax-m2
         d.tensors.output_required = true;
         d.tensors.exp_probs_b_required = true;
-        d.required_keys = { { "expert_count", KeyType::U32 }, { "expert_used_count", KeyType::U32 }, { "expert_feed_forward_length", KeyType::U32 },
-                            { "expert_gating_func", KeyType::U32 } };
+        d.required_keys = expert_keys({ "expert_feed_forward_length", "expert_gating_func" });
         v.push_back(d);
     }
     {
@@ -75,8 +73,7 @@ std::vector<Desc> other_family() {
         d.tensors.ffn_norm = "post_attention_norm.weight";
         d.window = { Windows::PERIODIC, WindowWhen::IF_WINDOW, 2, 0, 0, WindowRope::SAME };
         d.moe = Moe::SOFTMAX_WEIGHT_OAI;
-        d.required_keys = { { "expert_count", KeyType::U32 }, { "expert_used_count", KeyType::U32 },
-                            { "expert_feed_forward_length", KeyType::U32 }, { "attention.sliding_window", KeyType::U32 } };
+        d.required_keys = expert_keys({ "expert_feed_forward_length", "attention.sliding_window" });
         v.push_back(d);
     }
     {

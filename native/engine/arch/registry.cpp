@@ -13,6 +13,12 @@ Desc described(const char * name, const char * family, const char * covers, cons
     return d;
 }
 
+std::vector<RequiredKey> expert_keys(std::initializer_list<const char *> more) {
+    std::vector<RequiredKey> keys = { { "expert_count", KeyType::U32 }, { "expert_used_count", KeyType::U32 } };
+    for (const char * k : more) keys.push_back({ k, KeyType::U32 });
+    return keys;
+}
+
 const std::vector<Desc> & all() {
     static const std::vector<Desc> list = [] {
         std::vector<Desc> v;
