@@ -287,17 +287,20 @@ archs)
   # The layouts issue 3 added (fused Q/K/V, fused gate/up, partial RoPE, ALiBi through the mask,
   # windows, sinks, sub-norms, per-layer heads) on CUDA: each architecture's probe model against
   # llama.cpp (forward at --gpu-precision f32), its gradients, and 4 training steps' op placement.
-  # ARCH_CASES="arch:kv ..." narrows the list (llama: and qwen3: are controls of known-good graphs).
+  # ARCH_CASES="arch:kv ..." narrows the list (llama: and qwen3: are controls of known-good graphs);
+  # "arch:kv#tensors" also gives the probe --layer-tensors, ARCH_EPS check-grad's step (e.g. 1e-3
+  # for top-k routers, whose selection a larger step can move).
   for case in ${ARCH_CASES:-qwen: refact: chatglm:rope.dimension_count=8 glm4: plamo: cogvlm: talkie: bitnet: \
       openelm:attention.head_count=4:2,attention.head_count_kv=2:1,feed_forward_length=128:96 \
       plamo3:attention.sliding_window=3,attention.sliding_window_pattern=2 granite_swa: hunyuan_vl: \
       phi2:rope.dimension_count=8 starcoder2: stablelm:rope.dimension_count=4 gptneox:rope.dimension_count=8}; do
+    tensors=""; [[ $case == *"#"* ]] && { tensors=${case#*#}; case=${case%%#*}; }
     arch=${case%%:*}; kv=${case#*:}
     m=$work/arch-$arch.gguf
-    "$bin/hone-train" probe-arch --arch $arch ${kv:+--kv $kv} --vocab-from "$(vocab llama-spm)" --out "$m" > /dev/null 2>> "$out/archs.log"
+    "$bin/hone-train" probe-arch --arch $arch ${kv:+--kv $kv} ${tensors:+--layer-tensors $tensors} --vocab-from "$(vocab llama-spm)" --out "$m" > /dev/null 2>> "$out/archs.log"
     fwd=$("$bin/hone-train" check-forward --model "$m" --backend cuda --gpu-precision f32 --perturb-b 0.05 --json \
       --text "Once upon a time, there was a little dog named Max. He loved to run in the park." 2>> "$out/archs.log" | tail -1)
-    grad=$("$bin/hone-train" check-grad --model "$m" --backend cuda --gpu-precision f32 --elements 4 --seed 3 --json 2>> "$out/archs.log" | grep '"check-grad"')
+    grad=$("$bin/hone-train" check-grad --model "$m" --backend cuda --gpu-precision f32 --elements 4 --seed 3 ${ARCH_EPS:+--eps $ARCH_EPS} --json 2>> "$out/archs.log" | grep '"check-grad"')
     "$bin/hone-train" --model "$m" --data "$dev/text.txt" --out "$out/arch-$arch" --backend cuda --steps 4 --ctx 256 \
       --json > "$out/arch-$arch.jsonl" 2>> "$out/archs.log"
     log "$arch: forward $(echo "$fwd" | grep -o '"max_rel_diff":[^,}]*'); grad $(echo "$grad" | grep -o '"checked":[0-9]*,"failed":[0-9]*'),$(echo "$grad" | grep -o '"pass":[a-z]*'); train: $(python3 "$native/scripts/ops-summary.py" "$out/arch-$arch/ops.json" "$out/arch-$arch.jsonl" 2>&1 | head -1)"
