@@ -350,13 +350,38 @@ static ggml_tensor * attention(const LayerCtx & c, ggml_tensor * x) {
     return cur;
 }
 
-// The FFN of the normed input x: SwiGLU (gate and up separate or fused), Arcee's relu^2, GELU,
-// or a mixture of experts (moe_ffn.cpp).
-static ggml_tensor * ffn(const LayerCtx & c, ggml_tensor * x) {
+static ggml_tensor * dense_ffn(const LayerCtx & c, ggml_tensor * x);
+
+// Gemma 4 26B-A4B: the dense FFN (post_ffw_norm_1 after it) and the experts (pre_ffw_norm_2
+// before, post_ffw_norm_2 after) side by side, as llama.cpp's gemma4 graph; the router reads the
+// layer's input RMS-normed without a weight, over √n_embd, times ffn_gate_inp.scale.
+static ggml_tensor * dense_and_experts(const LayerCtx & c, ggml_tensor * x, ggml_tensor * ffn_inp) {
+    ggml_context * ctx = c.ctx;
+    const LayerWeights & L = c.m.layers[c.il];
+    const Hparams & hp = c.m.hp;
+    ggml_tensor * dense = tag(c.norm(dense_ffn(c, x), L.ffn_post_norm_1), "ffn_mlp", c.il);
+    ggml_tensor * router_in = ggml_scale(ctx, ggml_rms_norm(ctx, ffn_inp, hp.norm_eps), 1.0f / sqrtf((float) hp.n_embd));
+    router_in = ggml_mul(ctx, router_in, L.ffn_gate_inp_s);
+    ggml_tensor * experts = moe_ffn(ctx, hp, L, tag(c.norm(ffn_inp, L.ffn_pre_norm_2), "ffn_norm_2", c.il), router_in, c.il, c.in.smooth_gelu);
+    experts = tag(c.norm(experts, L.ffn_post_norm_2), "ffn_moe", c.il);
+    return tag(ggml_add(ctx, dense, experts), "ffn_moe_combined", c.il);
+}
+
+// The FFN of the normed input x (ffn_inp: the layer's input to it before the norm, which Gemma
+// 4's router reads): a dense FFN, a mixture of experts (moe_ffn.cpp), or both side by side.
+static ggml_tensor * ffn(const LayerCtx & c, ggml_tensor * x, ggml_tensor * ffn_inp = nullptr) {
+    const LayerWeights & L = c.m.layers[c.il];
+    if (L.ffn_gate_inp && !L.ffn_pre_norm_2) return moe_ffn(c.ctx, c.m.hp, L, x, x, c.il, c.in.smooth_gelu);
+    ggml_tensor * cur = L.ffn_pre_norm_2 ? dense_and_experts(c, x, ffn_inp) : dense_ffn(c, x);
+    if (L.ffn_post_norm) cur = tag(c.norm(cur, L.ffn_post_norm), "ffn_post_norm", c.il);
+    return cur;
+}
+
+// A dense FFN: SwiGLU (gate and up separate or fused), Arcee's relu^2, GELU, GEGLU.
+static ggml_tensor * dense_ffn(const LayerCtx & c, ggml_tensor * x) {
     ggml_context * ctx = c.ctx;
     const LayerWeights & L = c.m.layers[c.il];
     const int il = c.il;
-    if (L.ffn_gate_inp) return moe_ffn(ctx, c.m.hp, L, x, il);
     ggml_tensor * up = tag(add_bias(ctx, c.mm(L.ffn_up, x), L.b_up), "ffn_up", il);
     ggml_tensor * cur;
     const arch::Ffn kind = c.m.hp.desc->ffn;
@@ -382,9 +407,7 @@ static ggml_tensor * ffn(const LayerCtx & c, ggml_tensor * x) {
     }
     tag(cur, "ffn_act", il);
     if (L.ffn_sub_norm) cur = tag(c.norm(cur, L.ffn_sub_norm), "ffn_sub_norm", il);
-    cur = tag(add_bias(ctx, c.mm(L.ffn_down, cur), L.b_down), "ffn_out", il);
-    if (L.ffn_post_norm) cur = tag(c.norm(cur, L.ffn_post_norm), "ffn_post_norm", il);
-    return cur;
+    return tag(add_bias(ctx, c.mm(L.ffn_down, cur), L.b_down), "ffn_out", il);
 }
 
 ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone_adapter * ad, const ForwardInputs & in, int T, int B) {
@@ -430,7 +453,7 @@ ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone
             ggml_tensor * ffn_inp = tag(ggml_add(ctx, residual(attn), inpL), "ffn_inp", il);
             // StableLM 2 12B has no FFN norm: its FFN reads the attention's normed input
             ggml_tensor * ffn_in = !L.ffn_norm && d.tensors.ffn_norm_optional ? attn_in : pre_norm(ffn_inp, L.ffn_norm, L.ffn_norm_b, "ffn_norm", il);
-            ggml_tensor * out = ffn(c, ffn_in);
+            ggml_tensor * out = ffn(c, ffn_in, ffn_inp);
             inpL = tag(ggml_add(ctx, residual(out), ffn_inp), "l_out", il);
         }
         if (L.out_scale) inpL = tag(ggml_add(ctx, inpL, ggml_mul(ctx, embd, L.out_scale)), "l_out_skip", il);

@@ -84,8 +84,9 @@ static void apply_window_rope(hone_model & m) {
             continue;
         }
         if (own_base || r == arch::WindowRope::SWA_BASE) hp.rope_base_l[il] = swa_base;
-        if (own_base || r == arch::WindowRope::UNSCALED) hp.rope_scale_l[il] = 1.0f;
-        if (r == arch::WindowRope::UNSCALED) { // OLMo 3: plain RoPE, no YaRN, in windowed layers
+        const bool plain = r == arch::WindowRope::UNSCALED || r == arch::WindowRope::GLOBAL_UNSCALED;
+        if (own_base || plain) hp.rope_scale_l[il] = 1.0f;
+        if (plain) { // OLMo 3, Mellum: plain RoPE, no YaRN, in windowed layers
             hp.rope_ext_l[il] = 0.0f;
             hp.rope_attn_l[il] = 1.0f;
         }
@@ -93,7 +94,7 @@ static void apply_window_rope(hone_model & m) {
 }
 
 // Every layer but the last of each period windowed, as the description's rule says when and
-// with which RoPE (OLMo 3, EXAONE 4 32B, PLaMo 3, Gemma 2/3).
+// with which RoPE (OLMo 3, EXAONE 4 32B, PLaMo 3, Gemma 2/3, Mellum).
 static void read_periodic_windows(hone_model & m, uint32_t window) {
     Hparams & hp = m.hp;
     const arch::WindowRule & w = hp.desc->window;
@@ -325,9 +326,12 @@ static void read_experts(hone_model & m) {
     }
     if (arch::shared_count(hp.desc->moe)) { // as llama.cpp's deepseek, glm4moe, dots1, bailingmoe and exaone-moe loaders
         hp.n_ff_exp = (int) gguf_u32(g, a + "expert_feed_forward_length", true);
-        // the shared experts: expert_shared_count of the experts' width, or (EXAONE-MoE) one of its own width
-        hp.n_ff_shexp = hp.desc->shared_ff_key ? (int) gguf_u32(g, a + "expert_shared_feed_forward_length", false, (uint32_t) hp.n_ff_exp)
-                                               : hp.n_ff_exp * (int) gguf_u32(g, a + "expert_shared_count", true);
+        // the shared experts: expert_shared_count of the experts' width, (EXAONE-MoE) one of its own
+        // width, or (Ling 2) that many of their own width
+        const int own = hp.desc->shared_ff_key ? (int) gguf_u32(g, a + "expert_shared_feed_forward_length", false, (uint32_t) hp.n_ff_exp) : 0;
+        hp.n_ff_shexp = !hp.desc->shared_ff_key        ? hp.n_ff_exp * (int) gguf_u32(g, a + "expert_shared_count", true)
+                        : hp.desc->shared_ff_per_expert ? own * (int) gguf_u32(g, a + "expert_shared_count", true)
+                                                        : own;
         hp.n_layer_dense_lead = hp.desc->moe_dense_lead_key ? (int) gguf_u32(g, a + "leading_dense_block_count", false, 0) : 0;
         hp.expert_weights_scale = gguf_f32(g, a + "expert_weights_scale", 0.0f);
         if (hp.desc->moe_norm_key) hp.expert_weights_norm = gguf_bool(g, a + "expert_weights_norm", false);
@@ -341,6 +345,11 @@ static void read_experts(hone_model & m) {
         hp.n_ff_exp = hp.n_ff;
         hp.n_ff_shexp = 0;
         read_gating(m);
+        return;
+    }
+    if (hp.desc->moe == arch::Moe::SOFTMAX_NORM_BESIDE_DENSE) { // as llama.cpp's gemma4 loader, which reads the width as optional
+        hp.n_ff_exp = (int) gguf_u32(g, a + "expert_feed_forward_length", true); // (0 would make experts of no width)
+        hp.n_ff_shexp = 0;
         return;
     }
     if (hp.desc->moe == arch::Moe::SOFTMAX_NORM_BIAS) { // as llama.cpp's ernie4_5-moe loader

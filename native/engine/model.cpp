@@ -8,6 +8,7 @@
 #include "fatal_report.h"
 #include "llama.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -132,9 +133,23 @@ static void bind_experts(hone_model & m, LayerWeights & L, int il) {
     auto bind = [&](ggml_tensor *& t, const char * what, int64_t ne0, int64_t ne1, int64_t ne2) { bind_shaped(m, t, il, what, ne0, ne1, ne2, why); };
     const int64_t E = hp.n_expert, F = hp.n_ff_exp, D = hp.n_embd, FS = hp.n_ff_shexp;
     bind(L.ffn_gate_inp, "ffn_gate_inp.weight", D, E, 1);
-    bind(L.ffn_gate_exps, "ffn_gate_exps.weight", D, F, E);
-    bind(L.ffn_up_exps, "ffn_up_exps.weight", D, F, E);
+    // gate and up fused in one tensor where the file has it (Gemma 4, Qwen3.5-MoE conversions), as their loaders read it
+    L.ffn_gate_up_exps = m.weight(strfmt("blk.%d.ffn_gate_up_exps.weight", il), false);
+    if (L.ffn_gate_up_exps) {
+        bind(L.ffn_gate_up_exps, "ffn_gate_up_exps.weight", D, 2 * F, E);
+    } else {
+        bind(L.ffn_gate_exps, "ffn_gate_exps.weight", D, F, E);
+        bind(L.ffn_up_exps, "ffn_up_exps.weight", D, F, E);
+    }
     bind(L.ffn_down_exps, "ffn_down_exps.weight", F, D, E);
+    if (hp.desc->moe == arch::Moe::SOFTMAX_NORM_BESIDE_DENSE) {
+        bind(L.ffn_gate_inp_s, "ffn_gate_inp.scale", D, 1, 1);
+        bind(L.ffn_pre_norm_2, "pre_ffw_norm_2.weight", D, 1, 1);
+        bind(L.ffn_post_norm_1, "post_ffw_norm_1.weight", D, 1, 1);
+        bind(L.ffn_post_norm_2, "post_ffw_norm_2.weight", D, 1, 1);
+        L.ffn_down_exps_s = m.weight(strfmt("blk.%d.ffn_down_exps.scale", il), false);
+        if (L.ffn_down_exps_s) bind(L.ffn_down_exps_s, "ffn_down_exps.scale", E, 1, 1);
+    }
     if (hp.desc->moe == arch::Moe::SOFTMAX_WEIGHT_OAI) {
         bind(L.ffn_gate_inp_b, "ffn_gate_inp.bias", E, 1, 1);
         bind(L.ffn_gate_exps_b, "ffn_gate_exps.bias", F, E, 1);
@@ -182,17 +197,21 @@ static void bind_weights(hone_model & m) {
     const Hparams & hp = m.hp;
     auto blk = [](int il, const char * what) { return strfmt("blk.%d.%s", il, what); };
     const arch::Desc & d = *hp.desc;
-    // a router in a layout described without experts (Gemma 4 26B-A4B): named before its scales
+    // a router in a file without experts (a Gemma 4 file without expert_count): llama.cpp's loader
+    // would shape its experts with none
     for (int il = 0; il < hp.n_layer && hp.n_expert == 0; il++) {
         if (m.weight(blk(il, "ffn_gate_inp.weight"), false)) {
-            fail(HONE_E_UNSUPPORTED, "%s: mixture-of-experts layers (layer %d) cannot train yet in %s", m.path.c_str(), il, hp.arch_name.c_str());
+            fail(HONE_E_FORMAT, "%s: layer %d has a router ('%s') but '%s.expert_count' is missing or 0", m.path.c_str(), il,
+                 blk(il, "ffn_gate_inp.weight").c_str(), hp.arch_name.c_str());
         }
     }
     // Per-tensor weight scales (NVFP4 files, some BitNet conversions) multiply a product at
     // places the graph does not reproduce yet: refused rather than trained wrong.
     for (int64_t i = 0; i < gguf_get_n_tensors(m.gguf); i++) {
         const std::string name = gguf_get_tensor_name(m.gguf, i);
-        if (ends_with(name, ".scale")) {
+        const bool applied = std::any_of(d.tensors.scales_applied.begin(), d.tensors.scales_applied.end(),
+                                         [&](const std::string & a) { return ends_with(name, a); });
+        if (ends_with(name, ".scale") && !applied) {
             fail(HONE_E_UNSUPPORTED, "%s: per-tensor weight scales ('%s') cannot train yet", m.path.c_str(), name.c_str());
         }
         for (const std::string & r : d.refused_tensors) {
@@ -271,10 +290,13 @@ static void bind_weights(hone_model & m) {
         L.out_scale = d.embeddings_skip ? m.weight(blk(il, "layer_output_scale.weight"), true) : nullptr;
         L.attn_sinks = m.weight(blk(il, "attn_sinks.weight"), d.tensors.sinks_required);
         L.layer_scale = d.layer_output_scaled ? m.weight(blk(il, "layer_output_scale.weight"), false) : nullptr;
-        if (hp.moe_layer(il)) {
+        // experts instead of the dense FFN, or (Gemma 4) beside it in the layers with a router
+        const bool beside = d.moe == arch::Moe::SOFTMAX_NORM_BESIDE_DENSE;
+        if (hp.moe_layer(il) && !beside) {
             bind_experts(m, L, il);
             continue;
         }
+        if (beside && hp.n_expert > 0 && m.weight(blk(il, "ffn_gate_inp.weight"), false)) bind_experts(m, L, il);
         L.ffn_gate = m.weight(blk(il, "ffn_gate.weight"), false);
         L.ffn_up = m.weight(blk(il, "ffn_up.weight"), true);
         L.b_gate = m.weight(blk(il, "ffn_gate.bias"), false);

@@ -106,6 +106,11 @@ struct LayerWeights {
     ggml_tensor * ffn_exp_probs_b = nullptr; // [n_expert] added to the router's probabilities for top-k only (GLM-4.5)
     ggml_tensor * ffn_gate_inp_b = nullptr, * ffn_gate_exps_b = nullptr, * ffn_up_exps_b = nullptr, * ffn_down_exps_b = nullptr; // gpt-oss: [n_expert], [n_ff_exp, n_expert] x2, [n_embd, n_expert]
     ggml_tensor * ffn_gate_exps = nullptr, * ffn_up_exps = nullptr, * ffn_down_exps = nullptr; // [.., .., n_expert]
+    ggml_tensor * ffn_gate_up_exps = nullptr; // gate and up fused [n_embd, 2 n_ff_exp, n_expert]: gate_exps and up_exps absent
+    // Moe::SOFTMAX_NORM_BESIDE_DENSE (Gemma 4): the router input's scale [n_embd], each expert's
+    // output scale [n_expert] (optional), the experts' norm before and the two branches' norms after
+    ggml_tensor * ffn_gate_inp_s = nullptr, * ffn_down_exps_s = nullptr;
+    ggml_tensor * ffn_pre_norm_2 = nullptr, * ffn_post_norm_1 = nullptr, * ffn_post_norm_2 = nullptr;
     ggml_tensor * ffn_gate_inp_shexp = nullptr; // the shared expert's gate [n_embd], its SwiGLU below
     ggml_tensor * ffn_gate_shexp = nullptr, * ffn_up_shexp = nullptr, * ffn_down_shexp = nullptr;
     ggml_tensor * attn_sinks = nullptr; // Granite 4 (granite_swa): one sink logit per head in every softmax

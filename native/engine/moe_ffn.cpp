@@ -6,6 +6,7 @@
 #include "model.h"
 
 #include <cmath>
+#include <utility>
 
 namespace hone {
 
@@ -39,12 +40,31 @@ static ggml_tensor * swiglu_oai(ggml_context * ctx, ggml_tensor * gate, ggml_ten
 // gpt-oss's FFN (Moe::SOFTMAX_WEIGHT_OAI), below
 static ggml_tensor * moe_ffn_oai(ggml_context * ctx, const Hparams & hp, const LayerWeights & L, ggml_tensor * x, int il);
 
-ggml_tensor * moe_ffn(ggml_context * ctx, const Hparams & hp, const LayerWeights & L, ggml_tensor * x, int il) {
+// The selected experts' gate and up products [n_ff_exp, n_used, n_tokens], from separate tensors
+// or one fused (the gate half copied: GELU's and SILU's backwards run on contiguous tensors on CUDA).
+static std::pair<ggml_tensor *, ggml_tensor *> gate_and_up(ggml_context * ctx, const LayerWeights & L, ggml_tensor * cur, ggml_tensor * selected) {
+    if (!L.ffn_gate_up_exps) return { ggml_mul_mat_id(ctx, L.ffn_gate_exps, cur, selected), ggml_mul_mat_id(ctx, L.ffn_up_exps, cur, selected) };
+    ggml_tensor * gu = ggml_mul_mat_id(ctx, L.ffn_gate_up_exps, cur, selected); // [2 n_ff_exp, n_used, n_tokens]: gate rows first
+    const int64_t nff = gu->ne[0] / 2;
+    ggml_tensor * gate = ggml_cont(ctx, ggml_view_3d(ctx, gu, nff, gu->ne[1], gu->ne[2], gu->nb[1], gu->nb[2], 0));
+    return { gate, ggml_view_3d(ctx, gu, nff, gu->ne[1], gu->ne[2], gu->nb[1], gu->nb[2], nff * gu->nb[0]) };
+}
+
+// Each selected expert's output scale (Gemma 4's ffn_down_exps.scale [n_expert]) as
+// [1, n_used, n_tokens], gathered by the selected experts as llama.cpp's build_lora_mm_id does.
+static ggml_tensor * expert_scales(ggml_context * ctx, ggml_tensor * scale, ggml_tensor * selected) {
+    const int64_t n_used = selected->ne[0], n_tokens = selected->ne[1];
+    ggml_tensor * ids = ggml_reshape_1d(ctx, ggml_cont(ctx, selected), n_used * n_tokens);
+    return ggml_reshape_3d(ctx, ggml_get_rows(ctx, ggml_reshape_2d(ctx, scale, 1, scale->ne[0]), ids), 1, n_used, n_tokens);
+}
+
+ggml_tensor * moe_ffn(ggml_context * ctx, const Hparams & hp, const LayerWeights & L, ggml_tensor * x, ggml_tensor * router_in, int il,
+                      bool smooth_gelu) {
     if (hp.desc->moe == arch::Moe::SOFTMAX_WEIGHT_OAI) return moe_ffn_oai(ctx, hp, L, x, il);
     const int64_t n_embd = x->ne[0], n_tokens = x->ne[1];
     const int64_t n_expert = hp.n_expert, n_used = hp.n_expert_used;
 
-    ggml_tensor * logits = tag(ggml_mul_mat(ctx, L.ffn_gate_inp, x), "ffn_moe_logits", il); // [n_expert, n_tokens]
+    ggml_tensor * logits = tag(ggml_mul_mat(ctx, L.ffn_gate_inp, router_in), "ffn_moe_logits", il); // [n_expert, n_tokens]
     // A sigmoid router (expert_gating_func 2): the weights through tanh (SIGMOID has no backward);
     // top-k ranks ggml's own SIGMOID, as llama.cpp does, since nothing differentiates the ranking.
     const bool sigmoid = hp.expert_gating == 2;
@@ -67,10 +87,15 @@ ggml_tensor * moe_ffn(ggml_context * ctx, const Hparams & hp, const LayerWeights
     tag(weights, "ffn_moe_weights", il);
 
     ggml_tensor * cur = ggml_reshape_3d(ctx, x, n_embd, 1, n_tokens);
-    ggml_tensor * up = tag(ggml_mul_mat_id(ctx, L.ffn_up_exps, cur, selected), "ffn_moe_up", il);     // [n_ff_exp, n_used, n_tokens]
-    ggml_tensor * gate = tag(ggml_mul_mat_id(ctx, L.ffn_gate_exps, cur, selected), "ffn_moe_gate", il);
-    ggml_tensor * act = tag(ggml_swiglu_split(ctx, gate, up), "ffn_moe_swiglu", il);
+    auto [gate, up] = gate_and_up(ctx, L, cur, selected); // [n_ff_exp, n_used, n_tokens]
+    tag(gate, "ffn_moe_gate", il);
+    tag(up, "ffn_moe_up", il);
+    ggml_tensor * act;
+    if (hp.desc->ffn != arch::Ffn::GEGLU) act = ggml_swiglu_split(ctx, gate, up);
+    else act = smooth_gelu ? ggml_mul(ctx, gelu(ctx, gate, true), up) : ggml_geglu_split(ctx, gate, up); // Gemma 4
+    tag(act, "ffn_moe_act", il);
     ggml_tensor * experts = tag(ggml_mul_mat_id(ctx, L.ffn_down_exps, act, selected), "ffn_moe_down", il); // [n_embd, n_used, n_tokens]
+    if (L.ffn_down_exps_s) experts = tag(ggml_mul(ctx, experts, expert_scales(ctx, L.ffn_down_exps_s, selected)), "ffn_moe_down_scaled", il);
     experts = tag(ggml_mul(ctx, experts, weights), "ffn_moe_weighted", il);
 
     ggml_tensor * out = tag(sum_slots(ctx, experts), "ffn_moe_out", il);

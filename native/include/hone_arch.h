@@ -77,6 +77,11 @@ enum class Moe {
     GATED_NORM_FF, // the router's function from expert_gating_func (required), top-k with the selection bias
                    // `exp_probs_b`, the selected weights renormalised; experts feed_forward_length wide, as the
                    // loader shapes them, no shared expert (MiniMax-M2)
+    SOFTMAX_NORM_BESIDE_DENSE, // experts beside the layer's dense FFN, each with its own norms, in the layers
+                               // that have a router: softmax over the router's product with the layer's input
+                               // RMS-normed, divided by √n_embd and times `ffn_gate_inp.scale`; the selected
+                               // weights renormalised; each expert's output times its `ffn_down_exps.scale`
+                               // where the file has one (Gemma 4 26B-A4B)
 };
 // Whether the router's top-k adds a per-expert selection bias (`exp_probs_b`, optional or required
 // by Desc::tensors.exp_probs_b_required).
@@ -122,6 +127,7 @@ enum class WindowRope {
     OWN_BASE,      // rope.freq_base_swa, else 10000; scale 1 (PLaMo 3, Gemma 3)
     SWA_BASE,      // rope.freq_base_swa, else the global base; scale kept (Gemma 2)
     UNSCALED,      // rope.freq_base_swa, else the global base; scale 1 (OLMo 3)
+    GLOBAL_UNSCALED, // the global base (the graph does not read rope.freq_base_swa); scale 1, no YaRN (Mellum)
     GLOBAL_NOPE,   // windowed layers keep RoPE, global layers have none (EXAONE 4 32B)
 };
 struct WindowRule {
@@ -185,6 +191,9 @@ struct Desc {
     // Moe::SOFTMAX_NORM_FF with shared_ff_key: the shared expert is always there, as wide as the
     // experts where the file sets no expert_shared_feed_forward_length (Hunyuan-MoE's loader)
     bool shared_ff_always = false;
+    // shared_count(moe) with shared_ff_key: the key is each shared expert's width (else the experts'),
+    // times expert_shared_count (Ling 2's loader)
+    bool shared_ff_per_expert = false;
     // Moe::GATED_SHARED_COUNT: the router's function when the file has no expert_gating_func (1
     // softmax, 2 sigmoid; 0: the key is required, as llama.cpp's loader then has none to run)
     int moe_gating_default = 0;
@@ -256,6 +265,8 @@ struct Desc {
         bool fused_qkv = false;
         bool fused_gate_up = false;
         bool exp_probs_b_required = false; // Moe::GATED_SHARED_COUNT: every expert layer's `exp_probs_b.bias` (GLM-4.5)
+        // `*.scale` tensors the graph applies (any other is a per-tensor weight scale, refused at load)
+        std::vector<std::string> scales_applied;
     } tensors;
 
     std::vector<RequiredKey> required_keys;

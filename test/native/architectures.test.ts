@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fuseGateUpExperts } from '../helpers/fuse-experts.ts';
 import { bin, honeTrain, run, tempDir, vocab } from '../helpers/native.ts';
 
 const TEXT = 'Once upon a time, there was a little dog named Max. He loved to run in the park with his red ball.';
@@ -71,6 +72,13 @@ const CASES: Record<string, { arch: string; kv?: string; probe?: string[]; ownGr
   // layer 0 with attn_v, layer 1 with V from K's projection; layer 1's output scaled
   gemma4: { arch: 'gemma4', fwd: GELU_TABLE, kv: `block_count=3,attention.sliding_window_pattern=1:0:1,attention.shared_kv_layers=1,${GEMMA4_KV}`,
     probe: ['--layer-tensors', 'attn_v.weight@0,layer_output_scale.weight@1'], eps: '5e-3', vector: 1e-2 },
+  // Gemma 4 26B-A4B: layers 0 and 2 with experts (4, top 2, GEGLU, renormalised) beside the dense
+  // FFN, the router reading the layer's input through its own norm and scale, each expert's output
+  // times its scale. Top 2 of 4: a step of 1e-3 moves one selection (one element off 0.018); 2e-3
+  // does not (vector error 2.3e-3, the dense gemma4's bound).
+  'gemma4-moe': { arch: 'gemma4', fwd: GELU_TABLE, kv: `block_count=3,attention.sliding_window_pattern=1:0:1,${GEMMA4_KV},expert_count=4,` +
+    'expert_used_count=2,expert_feed_forward_length=32', probe: ['--layer-tensors', 'ffn_gate_inp.weight@0:2,ffn_down_exps.scale@0:2'], eps: '2e-3',
+    vector: 1e-2 },
   'gemma2-caps': { arch: 'gemma2', fwd: GELU_TABLE, kv: 'attention.sliding_window=3,rope.freq_base_swa=500,attn_logit_softcapping=2.0,final_logit_softcapping=3.0' },
   'plamo3-swa': { arch: 'plamo3', kv: 'attention.sliding_window=3,attention.sliding_window_pattern=2,rope.freq_base_swa=500' },
   // LayerNorm families (NORM's backward: patch 0006); partial RoPE as their released models have it
@@ -129,6 +137,15 @@ const CASES: Record<string, { arch: string; kv?: string; probe?: string[]; ownGr
     'expert_shared_feed_forward_length=48,expert_gating_func=2,expert_weights_norm=true,expert_weights_scale=1.5,leading_dense_block_count=1,' +
     'attention.sliding_window=3,attention.sliding_window_pattern=2', probe: ['--layer-tensors', 'exp_probs_b.bias@1:2:3'], ownGraph: true, eps: '1e-3',
     steps: '16' },
+  // Mellum: Qwen3-MoE's attention and experts (4, top 2, renormalised); layers 0 and 2 windowed (3
+  // positions), 1 and 3 global (its loss moves more slowly through three-position windows: 16 steps)
+  mellum: { arch: 'mellum', kv: 'block_count=4,expert_count=4,expert_used_count=2,expert_feed_forward_length=32,attention.sliding_window=3,' +
+    'attention.sliding_window_pattern=2', eps: '1e-3', steps: '16' },
+  // Ling 2.0: fused Q/K/V, Q/K norms, partial NeoX RoPE; layer 0 dense, layers 1-2 sigmoid-routed experts
+  // with the selection bias, renormalised and times 1.5, plus 2 shared experts 24 wide each, as one
+  bailingmoe2: { arch: 'bailingmoe2', kv: 'block_count=3,expert_count=4,expert_used_count=2,expert_feed_forward_length=32,expert_shared_count=2,' +
+    'expert_shared_feed_forward_length=24,leading_dense_block_count=1,expert_gating_func=2,expert_weights_norm=true,expert_weights_scale=1.5,' +
+    'rope.dimension_count=8', probe: ['--layer-tensors', 'exp_probs_b.bias@1:2'], ownGraph: true, eps: '1e-3' },
   olmo: { arch: 'olmo' },                                                    // LayerNorms without weights, normal RoPE
   starcoder: { arch: 'starcoder', fwd: GELU_TABLE, kv: 'attention.head_count_kv=1' }, // GPT-2's graph with multi-query K/V
   // gated delta-net layers and gated-Q attention; the probe's delta-net gradients are larger: a smaller step
@@ -145,6 +162,15 @@ function setIntArray(path: string, key: string, values: number[]) {
   const width = { 0: 1, 1: 1, 4: 4, 5: 4, 7: 1 }[buf.readUInt32LE(at + 4)]!; // u8, i8, u32, i32, bool
   assert.equal(Number(buf.readBigUInt64LE(at + 8)), values.length);
   values.forEach((v, i) => (width === 4 ? buf.writeUInt32LE(v, at + 16 + 4 * i) : buf.writeUInt8(v, at + 16 + i)));
+  writeFileSync(path, buf);
+}
+
+// Overwrites a u32 key of a GGUF file in place.
+function setU32(path: string, key: string, value: number) {
+  const buf = readFileSync(path);
+  const at = buf.indexOf(Buffer.from(key)) + key.length; // after the key: value type, value
+  assert.equal(buf.readUInt32LE(at), 4, `${key} is a u32`);
+  buf.writeUInt32LE(value, at + 4);
   writeFileSync(path, buf);
 }
 
@@ -326,7 +352,7 @@ describe('architectures made from their loaders: forward equals llama.cpp, gradi
     assert.ok(fwd.events[0].max_rel_diff <= GELU_TABLE, JSON.stringify(fwd.events[0]));
   });
 
-  test('gemma4: shared K/V whose source layer is of the other kind, and mixture-of-experts layers, are refused by name', () => {
+  test('gemma4: shared K/V whose source layer is of the other kind, and a router without expert_count, are refused by name', () => {
     const shared = join(dir, 'gemma4-bad-shared.gguf');
     assert.equal(honeTrain(['probe-arch', '--arch', 'gemma4', '--vocab-from', vocab('llama-spm'), '--out', shared,
       '--kv', `block_count=3,attention.sliding_window_pattern=1:0:1,attention.shared_kv_layers=1,${GEMMA4_KV}`]).code, 0);
@@ -337,13 +363,44 @@ describe('architectures made from their loaders: forward equals llama.cpp, gradi
     assert.equal(r.code, 1, r.stderr);
     assert.match(r.stderr, /layer 2 reuses the K and V of layer 1 \('gemma4\.attention\.shared_kv_layers'\), whose window or K\/V heads differ/);
 
-    const moe = join(dir, 'gemma4-moe.gguf');
+    // a 26B-A4B-like file whose expert_count was zeroed: its routers name the missing key
+    const moe = join(dir, 'gemma4-no-expert-count.gguf');
     assert.equal(honeTrain(['probe-arch', '--arch', 'gemma4', '--vocab-from', vocab('llama-spm'), '--out', moe,
       '--kv', 'block_count=2,attention.sliding_window_pattern=1:0,embedding_length_per_layer_input=8,expert_count=4,expert_used_count=2,expert_feed_forward_length=32',
       '--layer-tensors', 'ffn_gate_inp.weight@0:1']).code, 0);
+    setU32(moe, 'gemma4.expert_count', 0);
     const m = honeTrain(['--model', moe, '--data', data, '--out', join(dir, 'gemma4-moe'), '--steps', '1']);
     assert.equal(m.code, 1, m.stderr);
-    assert.match(m.stderr, /mixture-of-experts layers \(layer 0\) cannot train yet in gemma4/);
+    assert.match(m.stderr, /layer 0 has a router \('blk\.0\.ffn_gate_inp\.weight'\) but 'gemma4\.expert_count' is missing or 0/);
+  });
+
+  // The 26B-A4B's experts as some conversions write them: gate and up in one tensor. The same
+  // weights fused and apart must give the same gradients (a finite-difference check alone is a weak
+  // witness here: the probe's top-2 of 4 has near ties that a step can cross).
+  test('gemma4-moe with gate and up fused (ffn_gate_up_exps): forward equals llama.cpp, gradients equal the separate tensors', async () => {
+    const apart = join(dir, 'gemma4-moe-apart.gguf'), fusedPath = join(dir, 'gemma4-moe-fused.gguf');
+    const c = CASES['gemma4-moe'];
+    const p = honeTrain(['probe-arch', '--arch', 'gemma4', '--vocab-from', vocab('llama-spm'), '--out', apart, '--kv', c.kv!, ...c.probe!]);
+    assert.equal(p.code, 0, p.stderr);
+    assert.deepEqual(await fuseGateUpExperts(apart, fusedPath), [0, 2]);
+
+    const fwd = honeTrain(['check-forward', '--model', fusedPath, '--perturb-b', '0.05', '--text', TEXT, '--json']);
+    assert.equal(fwd.code, 0, fwd.stderr);
+    assert.ok(fwd.events[0].max_rel_diff <= GELU_TABLE, JSON.stringify(fwd.events[0]));
+
+    const grads = (model: string) => {
+      const g = honeTrain(['check-grad', '--model', model, '--elements', '4', '--seed', '3', '--eps', c.eps!, '--json']);
+      assert.equal(g.code, 0, g.stderr);
+      return g.events.filter((e) => e.type === 'grad');
+    };
+    const a = grads(apart), f = grads(fusedPath);
+    assert.equal(f.length, a.length);
+    assert.ok(a.length >= 40, `${a.length} elements`);
+    a.forEach((e, i) => {
+      assert.equal(f[i].tensor, e.tensor);
+      assert.equal(f[i].index, e.index);
+      assert.ok(Math.abs(f[i].analytic - e.analytic) <= 1e-4 * Math.abs(e.analytic) + 1e-7, `${e.tensor}[${e.index}]: ${e.analytic} apart, ${f[i].analytic} fused`);
+    });
   });
 
   // llama.cpp runs such a file (one with Q/K LayerNorms, refused too, aborts llama.cpp's own graph:

@@ -21,7 +21,11 @@ const CASES = [
   { name: 'llama, normal RoPE, factor 4 over 16 positions', arch: 'llama', yarn: '4:16', extra: [] as string[] },
   { name: 'qwen3, NeoX RoPE, factor 8 over 24 positions, attention factor 0.9', arch: 'qwen3', yarn: '8:24:0.9', extra: ['--head-dim', '32'] },
   { name: 'mistral3, factor 4 over 8 positions, attention temperature 0.5', arch: 'mistral3', yarn: '4:8', extra: ['--kv', 'attention.temperature_scale=0.5'] },
-];
+  // Mellum's windowed layer (0) runs plain RoPE, its global layer (1) the scaled one; top 2 of 4
+  // experts: a step of 1e-3, which moves no token's selection
+  { name: 'mellum, factor 4 over 16 positions in its global layer, plain RoPE in its windowed one', arch: 'mellum', yarn: '4:16',
+    extra: ['--experts', '4', '--experts-used', '2', '--expert-ff', '32', '--kv', 'attention.sliding_window=3,attention.sliding_window_pattern=2'], eps: '1e-3' },
+] as { name: string; arch: string; yarn: string; extra: string[]; eps?: string }[];
 
 describe('RoPE scaling: YaRN, attention temperature', () => {
   const dir = tempDir();
@@ -45,7 +49,7 @@ describe('RoPE scaling: YaRN, attention temperature', () => {
       assert.equal(apart.code, 0, apart.stderr);
       assert.ok(apart.events[0].max_rel_diff > 1e-3, `YaRN must change llama.cpp's logits: ${JSON.stringify(apart.events[0])}`);
 
-      const g = honeTrain(['check-grad', '--model', model, '--elements', '4', '--seed', '3', '--json']);
+      const g = honeTrain(['check-grad', '--model', model, '--elements', '4', '--seed', '3', '--json', ...(c.eps ? ['--eps', c.eps] : [])]);
       const summary = g.events.find((e) => e.type === 'check-grad')!;
       assert.equal(g.code, 0, g.stdout + g.stderr);
       assert.equal(summary.pass, true, JSON.stringify(summary));

@@ -38,8 +38,8 @@ std::vector<Desc> gemma_family() {
         v.push_back(d);
     }
     {
-        Desc d = gemma_base("gemma4", "Gemma 4 (E2B, E4B, 31B; text)",
-                            "Gemma 3's norms and per-head Q/K norms with V RMS-normed too (without attn_v, V is K's projection) and the KQ scale 1; windowed layers from the file's per-layer pattern with their own head size, rotary dims and RoPE base, `rope_freqs` in global layers only; per-layer embeddings (a frozen table plus a projection of the embeddings, added through a GELU gate after each FFN); the last `attention.shared_kv_layers` layers attend to the K and V of the last earlier layer of their kind; each layer's output times its `layer_output_scale`; the mixture-of-experts 26B-A4B is refused");
+        Desc d = gemma_base("gemma4", "Gemma 4 (E2B, E4B, 26B-A4B, 31B; text)",
+                            "Gemma 3's norms and per-head Q/K norms with V RMS-normed too (without attn_v, V is K's projection) and the KQ scale 1; windowed layers from the file's per-layer pattern with their own head size, rotary dims and RoPE base, `rope_freqs` in global layers only; per-layer embeddings (a frozen table plus a projection of the embeddings, added through a GELU gate after each FFN); the last `attention.shared_kv_layers` layers attend to the K and V of the last earlier layer of their kind; each layer's output times its `layer_output_scale`; in the 26B-A4B, experts beside the dense FFN in every layer with a router (a softmax router over the layer's input RMS-normed and scaled, the top k renormalised, GEGLU experts with gate and up separate or fused, each expert's output times its `ffn_down_exps.scale`), each branch with its own norms");
         d.norms = Norms::SANDWICH;
         d.qk_norm = QkNorm::PER_HEAD;
         d.q_scale = QScale::NONE;
@@ -49,6 +49,9 @@ std::vector<Desc> gemma_family() {
         d.window = { Windows::PATTERN, WindowWhen::IF_WINDOW, 0, 0, 0, WindowRope::OWN_BASE };
         d.rope_factors_global = true;
         d.per_layer_embeddings = true;
+        d.moe = Moe::SOFTMAX_NORM_BESIDE_DENSE;
+        d.experts_optional = true; // the dense models have no expert_count
+        d.tensors.scales_applied = { "ffn_gate_inp.scale", "ffn_down_exps.scale" };
         d.shared_kv = true;
         d.layer_output_scaled = true;
         d.required_keys = { { "attention.sliding_window", KeyType::U32 }, { "attention.sliding_window_pattern", KeyType::I32_ARRAY },

@@ -115,6 +115,24 @@ std::vector<Desc> llama_family() {
         v.push_back(d);
     }
     {
+        Desc d = described("bailingmoe2", "llama", "Ling 2.0, Ring 2.0 (mini 16B-A1.4B, flash 100B-A6B; the multi-token-prediction layers are not trained)",
+                           "llama's norms, a fused Q/K/V, per-head Q/K norms before (partial) NeoX RoPE, an untied head; the first "
+                           "`leading_dense_block_count` layers with a SwiGLU FFN, the others GLM-4.5's mixture of experts (the router's "
+                           "function from `expert_gating_func`, required; the selection bias `exp_probs_b` where the file has it; "
+                           "renormalised where `expert_weights_norm`, times `expert_weights_scale` where set) plus `expert_shared_count` "
+                           "ungated shared experts as one, each `expert_shared_feed_forward_length` wide (else as wide as the experts); "
+                           "attn_q/k/v targets train one LoRA on the fused `attn_qkv`; LoRA on attention and the dense FFNs");
+        d.rope = Rope::NEOX;
+        d.qk_norm = QkNorm::PER_HEAD;
+        d.moe = Moe::GATED_SHARED_COUNT;
+        d.moe_norm_key = true;
+        d.shared_ff_key = d.shared_ff_per_expert = true;
+        d.tensors.fused_qkv = true;
+        d.tensors.output_required = true;
+        d.required_keys = expert_keys({ "expert_feed_forward_length", "expert_shared_count", "expert_gating_func" });
+        v.push_back(d);
+    }
+    {
         Desc d = described("exaone-moe", "llama", "EXAONE-MoE (K-EXAONE; the multi-token-prediction layers are not trained)",
                            "llama's norms with per-head Q/K norms; every `attention.sliding_window_pattern`-th layer (default 4) global "
                            "without RoPE, the others windowed with NeoX RoPE (the global base, as llama.cpp's graph); the first "

@@ -63,6 +63,21 @@ std::vector<Desc> other_family() {
         v.push_back(d);
     }
     {
+        Desc d = described("mellum", "other", "Mellum (12B-A2.5B)",
+                           "llama's norms, per-head Q/K norms before NeoX RoPE, an untied head; with a sliding window, every layer but the last "
+                           "of each `attention.sliding_window_pattern` (4 by default) windowed, with plain RoPE at the global base (no YaRN, as "
+                           "its graph runs them); every FFN a mixture of experts: softmax router, top-k weights renormalised, experts "
+                           "`expert_feed_forward_length` wide (else feed_forward_length / expert_used_count); LoRA on attention (experts "
+                           "and router stay frozen)");
+        d.rope = Rope::NEOX;
+        d.qk_norm = QkNorm::PER_HEAD;
+        d.moe = Moe::SOFTMAX_NORM;
+        d.window = { Windows::PERIODIC, WindowWhen::IF_WINDOW, 4, 0, 0, WindowRope::GLOBAL_UNSCALED };
+        d.tensors.output_required = true;
+        d.required_keys = expert_keys();
+        v.push_back(d);
+    }
+    {
         Desc d = described("gpt-oss", "other", "gpt-oss (20B, 120B)",
                            "attention with Q/K/V and output biases, a sink logit per head, NeoX RoPE (YaRN from the file), every other layer windowed; a mixture-of-experts FFN on the `post_attention_norm`: a router with a bias, top-k on its logits, the selected logits' softmax as weights, experts with biases and SwiGLU-OAI (ggml's ADD_ID and SWIGLU_OAI written as ops with a backward: GET_ROWS + ADD, CLAMP, SILU, MUL); LoRA on attention (experts and router stay frozen)");
         d.rope = Rope::NEOX;

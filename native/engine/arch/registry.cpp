@@ -83,7 +83,7 @@ bool has_shared_expert(Moe m) { return m == Moe::SOFTMAX_SHARED || m == Moe::SOF
 bool shared_count(Moe m) { return m == Moe::SOFTMAX_SHARED_COUNT || m == Moe::GATED_SHARED_COUNT; }
 
 bool renormalises(Moe m) { return m == Moe::SOFTMAX_NORM || m == Moe::SOFTMAX_NORM_SHARED || m == Moe::SOFTMAX_NORM_FF || m == Moe::SOFTMAX_NORM_BIAS ||
-                                  m == Moe::GATED_NORM_FF; }
+                                  m == Moe::GATED_NORM_FF || m == Moe::SOFTMAX_NORM_BESIDE_DENSE; }
 
 bool selection_bias(Moe m) { return m == Moe::GATED_SHARED_COUNT || m == Moe::SOFTMAX_NORM_BIAS || m == Moe::GATED_NORM_FF; }
 
@@ -99,6 +99,7 @@ const char * name_of(Moe v) {
         case Moe::GATED_SHARED_COUNT: return "gated_shared_count";
         case Moe::SOFTMAX_NORM_BIAS: return "softmax_norm_bias";
         case Moe::GATED_NORM_FF: return "gated_norm_ff";
+        case Moe::SOFTMAX_NORM_BESIDE_DENSE: return "softmax_norm_beside_dense";
     }
     return "?";
 }
