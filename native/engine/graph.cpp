@@ -367,10 +367,22 @@ static ggml_tensor * dense_and_experts(const LayerCtx & c, ggml_tensor * x, ggml
     return tag(ggml_add(ctx, dense, experts), "ffn_moe_combined", c.il);
 }
 
-// The FFN of the normed input x (ffn_inp: the layer's input to it before the norm, which Gemma
-// 4's router reads): a dense FFN, a mixture of experts (moe_ffn.cpp), or both side by side.
-static ggml_tensor * ffn(const LayerCtx & c, ggml_tensor * x, ggml_tensor * ffn_inp = nullptr) {
+// Arctic: the dense FFN of x and, beside it, the experts over the layer's input (before
+// attention) through their own norm, as llama.cpp's arctic graph.
+static ggml_tensor * dense_and_parallel_experts(const LayerCtx & c, ggml_tensor * x, ggml_tensor * layer_in) {
     const LayerWeights & L = c.m.layers[c.il];
+    ggml_tensor * dense = dense_ffn(c, x);
+    ggml_tensor * normed = tag(c.norm(layer_in, L.ffn_norm_exps), "ffn_norm_exps", c.il);
+    ggml_tensor * experts = moe_ffn(c.ctx, c.m.hp, L, normed, normed, c.il, c.in.smooth_gelu);
+    return tag(ggml_add(c.ctx, dense, experts), "ffn_moe_combined", c.il);
+}
+
+// The FFN of the normed input x (ffn_inp: the layer's input to it before the norm, which Gemma
+// 4's router reads; layer_in: the layer's input before attention, which Arctic's experts read):
+// a dense FFN, a mixture of experts (moe_ffn.cpp), or both side by side.
+static ggml_tensor * ffn(const LayerCtx & c, ggml_tensor * x, ggml_tensor * ffn_inp = nullptr, ggml_tensor * layer_in = nullptr) {
+    const LayerWeights & L = c.m.layers[c.il];
+    if (L.ffn_norm_exps) return dense_and_parallel_experts(c, x, layer_in);
     if (L.ffn_gate_inp && !L.ffn_pre_norm_2) return moe_ffn(c.ctx, c.m.hp, L, x, x, c.il, c.in.smooth_gelu);
     ggml_tensor * cur = L.ffn_pre_norm_2 ? dense_and_experts(c, x, ffn_inp) : dense_ffn(c, x);
     if (L.ffn_post_norm) cur = tag(c.norm(cur, L.ffn_post_norm), "ffn_post_norm", c.il);
@@ -453,7 +465,7 @@ ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone
             ggml_tensor * ffn_inp = tag(ggml_add(ctx, residual(attn), inpL), "ffn_inp", il);
             // StableLM 2 12B has no FFN norm: its FFN reads the attention's normed input
             ggml_tensor * ffn_in = !L.ffn_norm && d.tensors.ffn_norm_optional ? attn_in : pre_norm(ffn_inp, L.ffn_norm, L.ffn_norm_b, "ffn_norm", il);
-            ggml_tensor * out = ffn(c, ffn_in, ffn_inp);
+            ggml_tensor * out = ffn(c, ffn_in, ffn_inp, inpL);
             inpL = tag(ggml_add(ctx, residual(out), ffn_inp), "l_out", il);
         }
         if (L.out_scale) inpL = tag(ggml_add(ctx, inpL, ggml_mul(ctx, embd, L.out_scale)), "l_out_skip", il);

@@ -341,6 +341,11 @@ static void read_experts(hone_model & m) {
         if (hp.desc->moe == arch::Moe::GATED_SHARED_COUNT) read_gating(m);
         return;
     }
+    if (hp.desc->moe == arch::Moe::SOFTMAX_NORM_PARALLEL_DENSE) { // as llama.cpp's arctic loader: experts feed_forward_length wide
+        hp.n_ff_exp = hp.n_ff;
+        hp.n_ff_shexp = 0;
+        return;
+    }
     if (hp.desc->moe == arch::Moe::GATED_NORM_FF) { // as llama.cpp's minimax-m2 loader: experts --ff wide
         hp.n_ff_exp = hp.n_ff;
         hp.n_ff_shexp = 0;

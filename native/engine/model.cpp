@@ -150,6 +150,7 @@ static void bind_experts(hone_model & m, LayerWeights & L, int il) {
         L.ffn_down_exps_s = m.weight(strfmt("blk.%d.ffn_down_exps.scale", il), false);
         if (L.ffn_down_exps_s) bind(L.ffn_down_exps_s, "ffn_down_exps.scale", E, 1, 1);
     }
+    if (hp.desc->moe == arch::Moe::SOFTMAX_NORM_PARALLEL_DENSE) bind(L.ffn_norm_exps, "ffn_norm_exps.weight", D, 1, 1);
     if (hp.desc->moe == arch::Moe::SOFTMAX_WEIGHT_OAI) {
         bind(L.ffn_gate_inp_b, "ffn_gate_inp.bias", E, 1, 1);
         bind(L.ffn_gate_exps_b, "ffn_gate_exps.bias", F, E, 1);
@@ -290,13 +291,14 @@ static void bind_weights(hone_model & m) {
         L.out_scale = d.embeddings_skip ? m.weight(blk(il, "layer_output_scale.weight"), true) : nullptr;
         L.attn_sinks = m.weight(blk(il, "attn_sinks.weight"), d.tensors.sinks_required);
         L.layer_scale = d.layer_output_scaled ? m.weight(blk(il, "layer_output_scale.weight"), false) : nullptr;
-        // experts instead of the dense FFN, or (Gemma 4) beside it in the layers with a router
-        const bool beside = d.moe == arch::Moe::SOFTMAX_NORM_BESIDE_DENSE;
+        // experts instead of the dense FFN, or (Gemma 4, Arctic) beside it in the layers with a router
+        const bool beside = arch::beside_dense(d.moe);
         if (hp.moe_layer(il) && !beside) {
             bind_experts(m, L, il);
             continue;
         }
-        if (beside && hp.n_expert > 0 && m.weight(blk(il, "ffn_gate_inp.weight"), false)) bind_experts(m, L, il);
+        const bool every_layer = d.moe == arch::Moe::SOFTMAX_NORM_PARALLEL_DENSE; // Arctic's loader requires each layer's router
+        if (beside && hp.n_expert > 0 && m.weight(blk(il, "ffn_gate_inp.weight"), every_layer)) bind_experts(m, L, il);
         L.ffn_gate = m.weight(blk(il, "ffn_gate.weight"), false);
         L.ffn_up = m.weight(blk(il, "ffn_up.weight"), true);
         L.b_gate = m.weight(blk(il, "ffn_gate.bias"), false);

@@ -111,6 +111,7 @@ struct LayerWeights {
     // output scale [n_expert] (optional), the experts' norm before and the two branches' norms after
     ggml_tensor * ffn_gate_inp_s = nullptr, * ffn_down_exps_s = nullptr;
     ggml_tensor * ffn_pre_norm_2 = nullptr, * ffn_post_norm_1 = nullptr, * ffn_post_norm_2 = nullptr;
+    ggml_tensor * ffn_norm_exps = nullptr; // Moe::SOFTMAX_NORM_PARALLEL_DENSE (Arctic): the experts' norm of the layer's input
     ggml_tensor * ffn_gate_inp_shexp = nullptr; // the shared expert's gate [n_embd], its SwiGLU below
     ggml_tensor * ffn_gate_shexp = nullptr, * ffn_up_shexp = nullptr, * ffn_down_shexp = nullptr;
     ggml_tensor * attn_sinks = nullptr; // Granite 4 (granite_swa): one sink logit per head in every softmax

@@ -82,6 +82,10 @@ enum class Moe {
                                // RMS-normed, divided by √n_embd and times `ffn_gate_inp.scale`; the selected
                                // weights renormalised; each expert's output times its `ffn_down_exps.scale`
                                // where the file has one (Gemma 4 26B-A4B)
+    SOFTMAX_NORM_PARALLEL_DENSE, // a dense SwiGLU FFN on the FFN norm and, beside it, experts
+                                 // feed_forward_length wide (softmax router, the selected weights
+                                 // renormalised) over the layer's input before attention through their
+                                 // own norm `ffn_norm_exps`; both join the residual (Snowflake Arctic)
 };
 // Whether the router's top-k adds a per-expert selection bias (`exp_probs_b`, optional or required
 // by Desc::tensors.exp_probs_b_required).
@@ -92,6 +96,8 @@ bool shared_count(Moe m);
 bool has_shared_expert(Moe m);
 // Whether the routed experts' weights are renormalised to sum 1 over the selected ones.
 bool renormalises(Moe m);
+// Whether a layer with experts keeps its dense FFN beside them (Gemma 4, Arctic).
+bool beside_dense(Moe m);
 
 // How positions enter attention.
 enum class Positions {

@@ -137,6 +137,9 @@ const CASES: Record<string, { arch: string; kv?: string; probe?: string[]; ownGr
     'expert_shared_feed_forward_length=48,expert_gating_func=2,expert_weights_norm=true,expert_weights_scale=1.5,leading_dense_block_count=1,' +
     'attention.sliding_window=3,attention.sliding_window_pattern=2', probe: ['--layer-tensors', 'exp_probs_b.bias@1:2:3'], ownGraph: true, eps: '1e-3',
     steps: '16' },
+  // Arctic: a dense FFN beside experts (4, top 2, renormalised, as wide as feed_forward_length) that
+  // read the layer's input through their own norm
+  arctic: { arch: 'arctic', kv: 'block_count=2,expert_count=4,expert_used_count=2', eps: '1e-3' },
   // Mellum: Qwen3-MoE's attention and experts (4, top 2, renormalised); layers 0 and 2 windowed (3
   // positions), 1 and 3 global (its loss moves more slowly through three-position windows: 16 steps)
   mellum: { arch: 'mellum', kv: 'block_count=4,expert_count=4,expert_used_count=2,expert_feed_forward_length=32,attention.sliding_window=3,' +

@@ -115,6 +115,16 @@ std::vector<Desc> llama_family() {
         v.push_back(d);
     }
     {
+        Desc d = described("arctic", "llama", "Snowflake Arctic (480B: a 10B dense transformer with 128 x 3.66B experts)",
+                           "llama's attention; in every layer a dense SwiGLU FFN on the FFN norm beside a mixture of experts as wide as "
+                           "`feed_forward_length` (softmax router, top-k weights renormalised) that reads the layer's input before attention "
+                           "through its own norm `ffn_norm_exps`, both joining the residual; LoRA on attention and the dense FFN (experts and "
+                           "router stay frozen)");
+        d.moe = Moe::SOFTMAX_NORM_PARALLEL_DENSE;
+        d.required_keys = expert_keys();
+        v.push_back(d);
+    }
+    {
         Desc d = described("bailingmoe2", "llama", "Ling 2.0, Ring 2.0 (mini 16B-A1.4B, flash 100B-A6B; the multi-token-prediction layers are not trained)",
                            "llama's norms, a fused Q/K/V, per-head Q/K norms before (partial) NeoX RoPE, an untied head; the first "
                            "`leading_dense_block_count` layers with a SwiGLU FFN, the others GLM-4.5's mixture of experts (the router's "

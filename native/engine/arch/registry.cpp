@@ -83,7 +83,9 @@ bool has_shared_expert(Moe m) { return m == Moe::SOFTMAX_SHARED || m == Moe::SOF
 bool shared_count(Moe m) { return m == Moe::SOFTMAX_SHARED_COUNT || m == Moe::GATED_SHARED_COUNT; }
 
 bool renormalises(Moe m) { return m == Moe::SOFTMAX_NORM || m == Moe::SOFTMAX_NORM_SHARED || m == Moe::SOFTMAX_NORM_FF || m == Moe::SOFTMAX_NORM_BIAS ||
-                                  m == Moe::GATED_NORM_FF || m == Moe::SOFTMAX_NORM_BESIDE_DENSE; }
+                                  m == Moe::GATED_NORM_FF || m == Moe::SOFTMAX_NORM_BESIDE_DENSE || m == Moe::SOFTMAX_NORM_PARALLEL_DENSE; }
+
+bool beside_dense(Moe m) { return m == Moe::SOFTMAX_NORM_BESIDE_DENSE || m == Moe::SOFTMAX_NORM_PARALLEL_DENSE; }
 
 bool selection_bias(Moe m) { return m == Moe::GATED_SHARED_COUNT || m == Moe::SOFTMAX_NORM_BIAS || m == Moe::GATED_NORM_FF; }
 
@@ -100,6 +102,7 @@ const char * name_of(Moe v) {
         case Moe::SOFTMAX_NORM_BIAS: return "softmax_norm_bias";
         case Moe::GATED_NORM_FF: return "gated_norm_ff";
         case Moe::SOFTMAX_NORM_BESIDE_DENSE: return "softmax_norm_beside_dense";
+        case Moe::SOFTMAX_NORM_PARALLEL_DENSE: return "softmax_norm_parallel_dense";
     }
     return "?";
 }
