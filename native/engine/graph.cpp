@@ -383,7 +383,10 @@ static ggml_tensor * dense_and_parallel_experts(const LayerCtx & c, ggml_tensor 
 static ggml_tensor * ffn(const LayerCtx & c, ggml_tensor * x, ggml_tensor * ffn_inp = nullptr, ggml_tensor * layer_in = nullptr) {
     const LayerWeights & L = c.m.layers[c.il];
     if (L.ffn_norm_exps) return dense_and_parallel_experts(c, x, layer_in);
-    if (L.ffn_gate_inp && !L.ffn_pre_norm_2) return moe_ffn(c.ctx, c.m.hp, L, x, x, c.il, c.in.smooth_gelu);
+    if (L.ffn_gate_inp && !L.ffn_pre_norm_2) { // SmallThinker's router reads the layer's input before any norm
+        ggml_tensor * router_in = c.m.hp.desc->moe == arch::Moe::GATED_NORM_RAW_ROUTER ? layer_in : x;
+        return moe_ffn(c.ctx, c.m.hp, L, x, router_in, c.il, c.in.smooth_gelu);
+    }
     ggml_tensor * cur = L.ffn_pre_norm_2 ? dense_and_experts(c, x, ffn_inp) : dense_ffn(c, x);
     if (L.ffn_post_norm) cur = tag(c.norm(cur, L.ffn_post_norm), "ffn_post_norm", c.il);
     return cur;
@@ -404,7 +407,9 @@ static ggml_tensor * dense_ffn(const LayerCtx & c, ggml_tensor * x) {
     } else if (L.ffn_gate) {
         ggml_tensor * gate = tag(add_bias(ctx, c.mm(L.ffn_gate, x), L.b_gate), "ffn_gate", il);
         // SwiGLU (GEGLU for Gemma) as llama.cpp builds it; the backward recomputes the activation
-        if (kind == arch::Ffn::GEGLU && c.in.smooth_gelu) {
+        if (kind == arch::Ffn::REGLU) {
+            cur = ggml_mul(ctx, ggml_relu(ctx, gate), up);
+        } else if (kind == arch::Ffn::GEGLU && c.in.smooth_gelu) {
             cur = ggml_mul(ctx, gelu(ctx, gate, true), up);
         } else {
             cur = kind == arch::Ffn::GEGLU ? ggml_geglu_split(ctx, gate, up) : ggml_swiglu_split(ctx, gate, up);

@@ -78,12 +78,14 @@ static void apply_window_rope(hone_model & m) {
     const arch::WindowRope r = hp.desc->window.rope;
     const bool own_base = r == arch::WindowRope::OWN_BASE;
     const float swa_base = gguf_f32(m.gguf, hp.arch_name + ".rope.freq_base_swa", own_base ? 10000.0f : hp.rope_freq_base);
+    // SmallThinker's graph keeps RoPE everywhere in a model of 4 layers (its NoPE step of 4 equals the depth)
+    const bool nope_global = r == arch::WindowRope::GLOBAL_NOPE || (r == arch::WindowRope::SWA_BASE_GLOBAL_NOPE && hp.n_layer != 4);
     for (int il = 0; il < hp.n_layer; il++) {
         if (!hp.swa_l[il]) {
-            if (r == arch::WindowRope::GLOBAL_NOPE) hp.rope_l[il] = 0;
+            if (nope_global) hp.rope_l[il] = 0;
             continue;
         }
-        if (own_base || r == arch::WindowRope::SWA_BASE) hp.rope_base_l[il] = swa_base;
+        if (own_base || r == arch::WindowRope::SWA_BASE || r == arch::WindowRope::SWA_BASE_GLOBAL_NOPE) hp.rope_base_l[il] = swa_base;
         const bool plain = r == arch::WindowRope::UNSCALED || r == arch::WindowRope::GLOBAL_UNSCALED;
         if (own_base || plain) hp.rope_scale_l[il] = 1.0f;
         if (plain) { // OLMo 3, Mellum: plain RoPE, no YaRN, in windowed layers
@@ -104,13 +106,20 @@ static void read_periodic_windows(hone_model & m, uint32_t window) {
     const bool on = w.when == arch::WindowWhen::ALWAYS || (w.when == arch::WindowWhen::AT_DEPTH && n == w.depth) ||
                     (w.when == arch::WindowWhen::IF_WINDOW && window > 0);
     if (!on) return;
-    hp.n_swa = window == 0 ? w.default_size : (int) window;
+    hp.n_swa = window == 0 || w.fixed_size ? w.default_size : (int) window;
     const int64_t pk = gguf_find_key(g, (a + "attention.sliding_window_pattern").c_str());
     if (pk >= 0 && gguf_get_kv_type(g, pk) == GGUF_TYPE_ARRAY) {
         fail(HONE_E_UNSUPPORTED, "%s: a per-layer '%sattention.sliding_window_pattern' array cannot train yet", m.path.c_str(), a.c_str());
     }
     const uint32_t period = gguf_u32(g, a + "attention.sliding_window_pattern", false, (uint32_t) w.period);
-    for (int il = 0; il < n; il++) hp.swa_l[il] = period == 0 || il % (int) period < (int) period - 1;
+    const bool first_global = w.layout == arch::Windows::PERIODIC_FIRST_GLOBAL;
+    if (w.rope == arch::WindowRope::SWA_BASE_GLOBAL_NOPE && period != 4) {
+        fail(HONE_E_UNSUPPORTED, "%s: '%sattention.sliding_window_pattern' is %u: llama.cpp's graph takes RoPE from every 4th layer "
+             "whatever the pattern, which trains only with a pattern of 4", m.path.c_str(), a.c_str(), period);
+    }
+    for (int il = 0; il < n; il++) {
+        hp.swa_l[il] = period == 0 || (first_global ? il % (int) period != 0 : il % (int) period < (int) period - 1);
+    }
 }
 
 // RoPE and attention windows per layer, as llama.cpp's loaders set them.
@@ -127,7 +136,7 @@ static void read_layer_positions(hone_model & m) {
     if (d.nope_period > 0) for (int il = d.nope_period - 1; il < n; il += d.nope_period) hp.rope_l[il] = 0;
     const uint32_t window = gguf_u32(m.gguf, hp.arch_name + ".attention.sliding_window", false, 0);
     if (d.window.layout == arch::Windows::PATTERN) read_window_patterns(m, window);
-    if (d.window.layout == arch::Windows::PERIODIC) read_periodic_windows(m, window);
+    if (d.window.layout == arch::Windows::PERIODIC || d.window.layout == arch::Windows::PERIODIC_FIRST_GLOBAL) read_periodic_windows(m, window);
     if (hp.n_swa > 0) apply_window_rope(m);
 }
 
@@ -339,6 +348,12 @@ static void read_experts(hone_model & m) {
             fail(HONE_E_FORMAT, "%s: '%sleading_dense_block_count' (%d) is more than the %d layers", m.path.c_str(), a.c_str(), hp.n_layer_dense_lead, hp.n_layer);
         }
         if (hp.desc->moe == arch::Moe::GATED_SHARED_COUNT) read_gating(m);
+        return;
+    }
+    if (hp.desc->moe == arch::Moe::GATED_NORM_RAW_ROUTER) { // as llama.cpp's smallthinker loader (its width has no usable default)
+        hp.n_ff_exp = (int) gguf_u32(g, a + "expert_feed_forward_length", true);
+        hp.n_ff_shexp = 0;
+        read_gating(m);
         return;
     }
     if (hp.desc->moe == arch::Moe::SOFTMAX_NORM_PARALLEL_DENSE) { // as llama.cpp's arctic loader: experts feed_forward_length wide

@@ -91,7 +91,8 @@ ggml_tensor * moe_ffn(ggml_context * ctx, const Hparams & hp, const LayerWeights
     tag(gate, "ffn_moe_gate", il);
     tag(up, "ffn_moe_up", il);
     ggml_tensor * act;
-    if (hp.desc->ffn != arch::Ffn::GEGLU) act = ggml_swiglu_split(ctx, gate, up);
+    if (hp.desc->ffn == arch::Ffn::REGLU) act = ggml_mul(ctx, ggml_relu(ctx, gate), up); // SmallThinker
+    else if (hp.desc->ffn != arch::Ffn::GEGLU) act = ggml_swiglu_split(ctx, gate, up);
     else act = smooth_gelu ? ggml_mul(ctx, gelu(ctx, gate, true), up) : ggml_geglu_split(ctx, gate, up); // Gemma 4
     tag(act, "ffn_moe_act", il);
     ggml_tensor * experts = tag(ggml_mul_mat_id(ctx, L.ffn_down_exps, act, selected), "ffn_moe_down", il); // [n_embd, n_used, n_tokens]

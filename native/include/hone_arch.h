@@ -46,6 +46,7 @@ enum class Ffn {
     GEGLU,  // down(gelu(gate x) * up x) (Gemma)
     RELU2,  // down(relu(up x)^2), no gate (Arcee)
     GELU,   // down(gelu(up x)), no gate (Phi-2, StarCoder 2, GPT-NeoX)
+    REGLU,  // down(relu(gate x) * up x), built from RELU and MUL (ggml's REGLU has no backward) (SmallThinker's experts)
 };
 
 // A mixture-of-experts FFN in every layer, as llama.cpp's build_moe_ffn builds it: a router
@@ -86,6 +87,9 @@ enum class Moe {
                                  // feed_forward_length wide (softmax router, the selected weights
                                  // renormalised) over the layer's input before attention through their
                                  // own norm `ffn_norm_exps`; both join the residual (Snowflake Arctic)
+    GATED_NORM_RAW_ROUTER, // the router's function from expert_gating_func (required) over the layer's input
+                           // before its attention norm; top-k, the selected weights renormalised; experts
+                           // expert_feed_forward_length wide, no shared expert (SmallThinker)
 };
 // Whether the router's top-k adds a per-expert selection bias (`exp_probs_b`, optional or required
 // by Desc::tensors.exp_probs_b_required).
@@ -122,6 +126,7 @@ enum class Windows {
     NONE,
     PERIODIC, // every layer but the last of each `window.period` (the file's pattern key overrides)
     PATTERN,  // per-layer window and RoPE patterns from the file (Granite 4)
+    PERIODIC_FIRST_GLOBAL, // every layer but the first of each `window.period` (the file's pattern key overrides)
 };
 enum class WindowWhen {
     IF_WINDOW, // when attention.sliding_window > 0
@@ -135,6 +140,8 @@ enum class WindowRope {
     UNSCALED,      // rope.freq_base_swa, else the global base; scale 1 (OLMo 3)
     GLOBAL_UNSCALED, // the global base (the graph does not read rope.freq_base_swa); scale 1, no YaRN (Mellum)
     GLOBAL_NOPE,   // windowed layers keep RoPE, global layers have none (EXAONE 4 32B)
+    SWA_BASE_GLOBAL_NOPE, // windowed layers: rope.freq_base_swa, else the global base, scale kept; global
+                          // layers: no RoPE, which llama.cpp's graph takes from every 4th layer (period 4 only) (SmallThinker)
 };
 struct WindowRule {
     Windows layout = Windows::NONE;
@@ -143,6 +150,7 @@ struct WindowRule {
     int default_size = 0; // ALWAYS / AT_DEPTH: the window when the file gives none
     int depth = 0;        // AT_DEPTH
     WindowRope rope = WindowRope::SAME;
+    bool fixed_size = false; // default_size whatever positive window the file gives (SmallThinker's loader: 4096)
 };
 
 // Granite-style scale keys: embedding_scale, residual_scale, logit_scale, attention.scale.

@@ -78,6 +78,21 @@ std::vector<Desc> other_family() {
         v.push_back(d);
     }
     {
+        Desc d = described("smallthinker", "other", "SmallThinker (4B-A0.6B, 21B-A3B)",
+                           "llama's norms and attention with NeoX RoPE; with a sliding window (4096 positions whatever size the file gives, "
+                           "as llama.cpp's loader sets it), every layer but the first of each 4 windowed with RoPE at `rope.freq_base_swa` "
+                           "(else the global base), the first without RoPE; every FFN a mixture of experts whose router reads the layer's "
+                           "input before its norm: the router's function from `expert_gating_func` (required), top-k weights "
+                           "renormalised, ReLU-gated experts (relu(gate)·up) `expert_feed_forward_length` wide; LoRA on attention "
+                           "(experts and router stay frozen)");
+        d.rope = Rope::NEOX;
+        d.ffn = Ffn::REGLU;
+        d.moe = Moe::GATED_NORM_RAW_ROUTER;
+        d.window = { Windows::PERIODIC_FIRST_GLOBAL, WindowWhen::IF_WINDOW, 4, 4096, 0, WindowRope::SWA_BASE_GLOBAL_NOPE, true };
+        d.required_keys = expert_keys({ "expert_feed_forward_length", "expert_gating_func" });
+        v.push_back(d);
+    }
+    {
         Desc d = described("gpt-oss", "other", "gpt-oss (20B, 120B)",
                            "attention with Q/K/V and output biases, a sink logit per head, NeoX RoPE (YaRN from the file), every other layer windowed; a mixture-of-experts FFN on the `post_attention_norm`: a router with a bias, top-k on its logits, the selected logits' softmax as weights, experts with biases and SwiGLU-OAI (ggml's ADD_ID and SWIGLU_OAI written as ops with a backward: GET_ROWS + ADD, CLAMP, SILU, MUL); LoRA on attention (experts and router stay frozen)");
         d.rope = Rope::NEOX;

@@ -74,6 +74,7 @@ const char * name_of(Ffn v) {
         case Ffn::GEGLU: return "geglu";
         case Ffn::RELU2: return "relu2";
         case Ffn::GELU: return "gelu";
+        case Ffn::REGLU: return "reglu";
     }
     return "?";
 }
@@ -83,7 +84,8 @@ bool has_shared_expert(Moe m) { return m == Moe::SOFTMAX_SHARED || m == Moe::SOF
 bool shared_count(Moe m) { return m == Moe::SOFTMAX_SHARED_COUNT || m == Moe::GATED_SHARED_COUNT; }
 
 bool renormalises(Moe m) { return m == Moe::SOFTMAX_NORM || m == Moe::SOFTMAX_NORM_SHARED || m == Moe::SOFTMAX_NORM_FF || m == Moe::SOFTMAX_NORM_BIAS ||
-                                  m == Moe::GATED_NORM_FF || m == Moe::SOFTMAX_NORM_BESIDE_DENSE || m == Moe::SOFTMAX_NORM_PARALLEL_DENSE; }
+                                  m == Moe::GATED_NORM_FF || m == Moe::SOFTMAX_NORM_BESIDE_DENSE || m == Moe::SOFTMAX_NORM_PARALLEL_DENSE ||
+                                  m == Moe::GATED_NORM_RAW_ROUTER; }
 
 bool beside_dense(Moe m) { return m == Moe::SOFTMAX_NORM_BESIDE_DENSE || m == Moe::SOFTMAX_NORM_PARALLEL_DENSE; }
 
@@ -103,6 +105,7 @@ const char * name_of(Moe v) {
         case Moe::GATED_NORM_FF: return "gated_norm_ff";
         case Moe::SOFTMAX_NORM_BESIDE_DENSE: return "softmax_norm_beside_dense";
         case Moe::SOFTMAX_NORM_PARALLEL_DENSE: return "softmax_norm_parallel_dense";
+        case Moe::GATED_NORM_RAW_ROUTER: return "gated_norm_raw_router";
     }
     return "?";
 }
