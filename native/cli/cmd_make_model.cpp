@@ -225,6 +225,7 @@ bool needs_key(const hone::arch::Desc & d, const std::string & key) {
 std::string cannot_write(const hone::arch::Desc & d) {
     if (d.embeddings_skip || d.norms == hone::arch::Norms::WEIGHTLESS) return "weightless norms and embedding skips";
     if (d.window.layout == hone::arch::Windows::PATTERN) return "per-layer window patterns";
+    if (hone::arch::beside_dense(d.moe)) return "a dense FFN beside its experts";
     for (const hone::arch::RequiredKey & k : d.required_keys) {
         const bool experts = d.moe != hone::arch::Moe::NONE && (k.name == "expert_count" || k.name == "expert_used_count" || k.name == "expert_feed_forward_length");
         const bool window = k.name == "attention.sliding_window" && d.window.layout == hone::arch::Windows::PERIODIC; // written: --kv or 4
