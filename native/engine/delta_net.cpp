@@ -136,8 +136,9 @@ ggml_tensor * delta_net(ggml_context * ctx, const Hparams & hp, const LayerWeigh
     ggml_tensor * k = ggml_view_4d(ctx, conv, dk, Hk, Tp, B, dk * f, row, conv->nb[2], Hk * dk * f);
     ggml_tensor * v = ggml_view_4d(ctx, conv, dv, Hv, Tp, B, dv * f, row, conv->nb[2], 2 * Hk * dk * f);
     const float eps2 = hp.norm_eps * hp.norm_eps / (float) dk, inv_sqrt = 1.0f / std::sqrt((float) dk);
-    q = ggml_scale(ctx, ggml_rms_norm(ctx, q, eps2), inv_sqrt * inv_sqrt);
-    k = ggml_scale(ctx, ggml_rms_norm(ctx, k, eps2), inv_sqrt);
+    // copied before the norms: ggml-cuda's RMS_NORM_BACK reads its forward input as contiguous rows
+    q = ggml_scale(ctx, ggml_rms_norm(ctx, ggml_cont(ctx, q), eps2), inv_sqrt * inv_sqrt);
+    k = ggml_scale(ctx, ggml_rms_norm(ctx, ggml_cont(ctx, k), eps2), inv_sqrt);
     if (Hk != Hv) { // value head h reads key head h % Hk, as llama.cpp's repeat and fused op tile them
         q = ggml_repeat_4d(ctx, q, dk, Hv, Tp, B);
         k = ggml_repeat_4d(ctx, k, dk, Hv, Tp, B);

@@ -155,6 +155,9 @@ static ggml_tensor * add_bias(ggml_context * ctx, ggml_tensor * x, ggml_tensor *
 // The architecture's norm (RMS or LayerNorm) times its weight plus its bias (Talkie's norms
 // have no weight; only LayerNorms have biases).
 static ggml_tensor * norm(ggml_context * ctx, const Hparams & hp, ggml_tensor * x, ggml_tensor * w, ggml_tensor * b = nullptr) {
+    // ggml-cuda's RMS_NORM_BACK reads the forward input as contiguous rows, so a view (Q and K of a
+    // fused Q/K/V) is copied first; the copy changes no value on any backend
+    if (!ggml_is_contiguous(x)) x = ggml_cont(ctx, x);
     ggml_tensor * n = hp.desc->norm_kind == arch::NormKind::LAYER ? ggml_norm(ctx, x, hp.norm_eps) : ggml_rms_norm(ctx, x, hp.norm_eps);
     if (w) n = ggml_mul(ctx, n, w);
     return b ? ggml_add(ctx, n, b) : n;

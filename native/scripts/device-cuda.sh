@@ -2,7 +2,7 @@
 # GPU runs for the CUDA work, on a machine with nvcc, cmake and ninja but no Node and no
 # network. Builds ggml-cuda + hone-train + test-backend-ops from the llama.cpp bundle with
 # our patches, then runs the stages named on the command line, logging under $OUT.
-#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops] [oom] [attn] [attn-fit] [kernels] [ops-mm-add] [moe-archs] [ops-out-prod-add] [moe] [mmq-big] [moe-make] [moe-big] [norm-spike] [ns-ops] [delta-net] [gemma4]
+#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops] [oom] [attn] [attn-fit] [kernels] [ops-mm-add] [moe-archs] [ops-out-prod-add] [moe] [mmq-big] [moe-make] [moe-big] [norm-spike] [ns-ops] [delta-net] [gemma4] [grad-agree]
 # Inputs (ignored by git, carried to the machine): .device/gitRelease.bundle (from the pinned
 # node-llama-cpp tarball), .device/text.txt (training text) and optionally .device/native.tar
 # (`git archive HEAD native`: build a committed snapshot instead of the working tree).
@@ -304,6 +304,35 @@ archs)
     "$bin/hone-train" --model "$m" --data "$dev/text.txt" --out "$out/arch-$arch" --backend cuda --steps 4 --ctx 256 \
       --json > "$out/arch-$arch.jsonl" 2>> "$out/archs.log"
     log "$arch: forward $(echo "$fwd" | grep -o '"max_rel_diff":[^,}]*'); grad $(echo "$grad" | grep -o '"checked":[0-9]*,"failed":[0-9]*'),$(echo "$grad" | grep -o '"pass":[a-z]*'); train: $(python3 "$native/scripts/ops-summary.py" "$out/arch-$arch/ops.json" "$out/arch-$arch.jsonl" 2>&1 | head -1)"
+  done
+  ;;
+grad-agree)
+  # The same gradient elements computed on the CPU and on CUDA (--gpu-precision f32): the CUDA
+  # backward's own check against finite differences can pass where both sides share an error, and
+  # fail where a top-k selection moves; this compares the analytic values directly. Cases as in
+  # `archs` (ARCH_CASES, arch:kv#tensors).
+  for case in ${ARCH_CASES:-llama: qwen3:}; do
+    tensors=""; [[ $case == *"#"* ]] && { tensors=${case#*#}; case=${case%%#*}; }
+    arch=${case%%:*}; kv=${case#*:}
+    m=$work/agree-$arch.gguf
+    "$bin/hone-train" probe-arch --arch $arch ${kv:+--kv $kv} ${tensors:+--layer-tensors $tensors} --vocab-from "$(vocab llama-spm)" --out "$m" > /dev/null 2>> "$out/grad-agree.log"
+    for be in cpu cuda; do
+      "$bin/hone-train" check-grad --model "$m" --backend $be --gpu-precision f32 --elements 4 --seed 3 --eps 1e-3 --json 2>> "$out/grad-agree.log" \
+        | grep '"grad"' > "$out/agree-$arch-$be.jsonl"
+    done
+    log "$arch: CPU vs CUDA analytic gradients: $(python3 - "$out/agree-$arch-cpu.jsonl" "$out/agree-$arch-cuda.jsonl" <<'PY'
+import json, sys
+a = [json.loads(l) for l in open(sys.argv[1])]
+b = [json.loads(l) for l in open(sys.argv[2])]
+same = len(a) == len(b) and all(x["tensor"] == y["tensor"] and x["index"] == y["index"] for x, y in zip(a, b))
+if not a or not same:
+    print("elements differ or none"); sys.exit()
+norm = sum(x["analytic"] ** 2 for x in a) ** 0.5
+diff = sum((x["analytic"] - y["analytic"]) ** 2 for x, y in zip(a, b)) ** 0.5
+worst = max(zip(a, b), key=lambda p: abs(p[0]["analytic"] - p[1]["analytic"]))
+print(f"{len(a)} elements, vector rel. diff {diff / norm:.2e}; worst {worst[0]['tensor']}[{worst[0]['index']}] {worst[0]['analytic']:.4e} vs {worst[1]['analytic']:.4e}")
+PY
+)"
   done
   ;;
 moe-archs)
