@@ -158,7 +158,7 @@ static ggml_tensor * norm(ggml_context * ctx, const Hparams & hp, ggml_tensor * 
     // ggml-cuda's RMS_NORM_BACK reads the forward input as contiguous rows, so a view (Q and K of a
     // fused Q/K/V) is copied first; the copy changes no value on any backend
     if (!ggml_is_contiguous(x)) x = ggml_cont(ctx, x);
-    ggml_tensor * n = hp.desc->norm_kind == arch::NormKind::LAYER ? ggml_norm(ctx, x, hp.norm_eps) : ggml_rms_norm(ctx, x, hp.norm_eps);
+    ggml_tensor * n = hp.layer_norm ? ggml_norm(ctx, x, hp.norm_eps) : ggml_rms_norm(ctx, x, hp.norm_eps);
     if (w) n = ggml_mul(ctx, n, w);
     return b ? ggml_add(ctx, n, b) : n;
 }

@@ -79,10 +79,13 @@ static void apply_window_rope(hone_model & m) {
     const bool own_base = r == arch::WindowRope::OWN_BASE;
     const float swa_base = gguf_f32(m.gguf, hp.arch_name + ".rope.freq_base_swa", own_base ? 10000.0f : hp.rope_freq_base);
     // SmallThinker's graph keeps RoPE everywhere in a model of 4 layers (its NoPE step of 4 equals the depth)
-    const bool nope_global = r == arch::WindowRope::GLOBAL_NOPE || (r == arch::WindowRope::SWA_BASE_GLOBAL_NOPE && hp.n_layer != 4);
+    const bool nope_global = r == arch::WindowRope::GLOBAL_NOPE || r == arch::WindowRope::GLOBAL_NOPE_AFTER_LEAD ||
+                             (r == arch::WindowRope::SWA_BASE_GLOBAL_NOPE && hp.n_layer != 4);
+    // Cohere 2 MoE's dense leading layers keep RoPE whatever their kind
+    const int keep = r == arch::WindowRope::GLOBAL_NOPE_AFTER_LEAD ? hp.n_layer_dense_lead : 0;
     for (int il = 0; il < hp.n_layer; il++) {
         if (!hp.swa_l[il]) {
-            if (nope_global) hp.rope_l[il] = 0;
+            if (nope_global && il >= keep) hp.rope_l[il] = 0;
             continue;
         }
         if (own_base || r == arch::WindowRope::SWA_BASE || r == arch::WindowRope::SWA_BASE_GLOBAL_NOPE) hp.rope_base_l[il] = swa_base;
@@ -350,6 +353,19 @@ static void read_experts(hone_model & m) {
         if (hp.desc->moe == arch::Moe::GATED_SHARED_COUNT) read_gating(m);
         return;
     }
+    if (hp.desc->moe == arch::Moe::GATED_SHARED_HALF) { // as llama.cpp's cohere2moe loader
+        hp.n_ff_exp = (int) gguf_u32(g, a + "expert_feed_forward_length", false, (uint32_t) hp.n_ff);
+        const int count = (int) gguf_u32(g, a + "expert_shared_count", false, 0);
+        hp.n_ff_shexp = count > 0 ? (int) gguf_u32(g, a + "expert_shared_feed_forward_length", false, (uint32_t) (hp.n_ff_exp * count)) : 0;
+        hp.n_layer_dense_lead = (int) gguf_u32(g, a + "leading_dense_block_count", true);
+        hp.expert_weights_norm = gguf_bool(g, a + "expert_weights_norm", false);
+        hp.expert_weights_scale = gguf_f32(g, a + "expert_weights_scale", 0.0f);
+        if (hp.n_layer_dense_lead > hp.n_layer) {
+            fail(HONE_E_FORMAT, "%s: '%sleading_dense_block_count' (%d) is more than the %d layers", m.path.c_str(), a.c_str(), hp.n_layer_dense_lead, hp.n_layer);
+        }
+        read_gating(m);
+        return;
+    }
     if (hp.desc->moe == arch::Moe::GATED_NORM_RAW_ROUTER) { // as llama.cpp's smallthinker loader (its width has no usable default)
         hp.n_ff_exp = (int) gguf_u32(g, a + "expert_feed_forward_length", true);
         hp.n_ff_shexp = 0;
@@ -475,7 +491,16 @@ void read_hparams(hone_model & m) {
     if (experts) read_experts(m);
     if (d.delta_net) read_delta_net(m);
     // Train with the epsilon inference will use, read or not.
-    hp.norm_eps = d.zero_norm_eps ? 0.0f : gguf_f32(g, a + arch::norm_eps_key(d.norm_kind), 1e-5f);
+    hp.layer_norm = d.norm_kind == arch::NormKind::LAYER;
+    if (d.norm_kind == arch::NormKind::RMS_IF_KEY) { // as llama.cpp's cohere2moe loader: one of the two epsilons is required
+        hp.layer_norm = gguf_find_key(g, (a + "attention.layer_norm_rms_epsilon").c_str()) < 0;
+        if (hp.layer_norm && gguf_find_key(g, (a + "attention.layer_norm_epsilon").c_str()) < 0) {
+            fail(HONE_E_FORMAT, "%s: neither '%sattention.layer_norm_rms_epsilon' nor '%sattention.layer_norm_epsilon' is set", m.path.c_str(),
+                 a.c_str(), a.c_str());
+        }
+    }
+    const char * eps_key = hp.layer_norm ? "attention.layer_norm_epsilon" : "attention.layer_norm_rms_epsilon";
+    hp.norm_eps = d.zero_norm_eps ? 0.0f : gguf_f32(g, a + (d.norm_kind == arch::NormKind::RMS_IF_KEY ? eps_key : arch::norm_eps_key(d.norm_kind)), 1e-5f);
     if (d.clamp_kqv_key) hp.clamp_kqv = gguf_f32(g, a + "attention.clamp_kqv", 0.0f);
     if (d.parallel_residual_key) hp.parallel_residual = gguf_bool(g, a + "use_parallel_residual", false);
     const uint32_t loops = d.refuses_loops ? gguf_u32(g, a + "num_loops", false, 1) : 1;

@@ -165,7 +165,8 @@ static void bind_experts(hone_model & m, LayerWeights & L, int il) {
     // a shared expert: gated (has_shared_expert), or ungated where the file gives its width (Granite
     // MoE Shared, ERNIE 4.5) or count (DeepSeek-MoE)
     const bool gated = arch::has_shared_expert(hp.desc->moe);
-    const bool ungated = (hp.desc->moe == arch::Moe::SOFTMAX_NORM_FF || hp.desc->moe == arch::Moe::SOFTMAX_NORM_BIAS || arch::shared_count(hp.desc->moe)) && FS > 0;
+    const bool ungated = (hp.desc->moe == arch::Moe::SOFTMAX_NORM_FF || hp.desc->moe == arch::Moe::SOFTMAX_NORM_BIAS ||
+                          hp.desc->moe == arch::Moe::GATED_SHARED_HALF || arch::shared_count(hp.desc->moe)) && FS > 0;
     if (gated) bind(L.ffn_gate_inp_shexp, "ffn_gate_inp_shexp.weight", D, 1, 1);
     if (gated || ungated) {
         bind(L.ffn_gate_shexp, "ffn_gate_shexp.weight", D, FS, 1);

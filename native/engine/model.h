@@ -54,6 +54,7 @@ struct Hparams {
     float attn_softcap = 0.0f;       // attention scores = cap * tanh(scores / cap) before the softmax
     float clamp_kqv = 0.0f;          // > 0: Q, K and V clamped to [-clamp_kqv, clamp_kqv] after their projections
     float norm_eps = 1e-5f;          // RMS or LayerNorm epsilon, as the description's norm kind reads it
+    bool layer_norm = false;         // LayerNorm, else RMS: the description's kind, or (NormKind::RMS_IF_KEY) the file's key
     bool parallel_residual = false;  // GPT-NeoX's use_parallel_residual
     float rope_freq_base = 10000.0f;
     float rope_freq_scale = 1.0f;

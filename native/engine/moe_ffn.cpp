@@ -114,6 +114,7 @@ ggml_tensor * moe_ffn(ggml_context * ctx, const Hparams & hp, const LayerWeights
         s = ggml_mul(ctx, s, sigmoid_op ? sigmoid_differentiable(ctx, g) : ggml_div(ctx, ggml_silu(ctx, g), g));
     }
     tag(s, "ffn_shexp_out", il);
+    if (hp.desc->moe == arch::Moe::GATED_SHARED_HALF) return tag(ggml_scale(ctx, ggml_add(ctx, out, s), 0.5f), "ffn_out", il); // Cohere 2 MoE: averaged
     return tag(ggml_add(ctx, out, s), "ffn_out", il);
 }
 

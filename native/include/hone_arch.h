@@ -29,6 +29,7 @@ enum class NormKind {
     RMS,   // x / sqrt(mean(x^2) + eps) times the weight
     LAYER, // LayerNorm: (x - mean) / sqrt(var + eps) times the weight plus the bias (the file's
            // attention.layer_norm_epsilon); NORM's backward is patch 0006
+    RMS_IF_KEY, // RMS where the file has attention.layer_norm_rms_epsilon, else LayerNorm (Cohere 2 MoE's loader)
 };
 
 // Per-head or whole-projection norms on Q and K.
@@ -90,6 +91,12 @@ enum class Moe {
     GATED_NORM_RAW_ROUTER, // the router's function from expert_gating_func (required) over the layer's input
                            // before its attention norm; top-k, the selected weights renormalised; experts
                            // expert_feed_forward_length wide, no shared expert (SmallThinker)
+    GATED_SHARED_HALF, // the router's function from expert_gating_func (sigmoid where absent), the selected weights
+                       // renormalised where expert_weights_norm and times expert_weights_scale where set, no
+                       // selection bias; experts expert_feed_forward_length wide (else feed_forward_length); where
+                       // expert_shared_count > 0 that many ungated shared experts as one (expert_shared_feed_forward_length
+                       // wide, else the experts' width times the count), the routed and shared outputs averaged;
+                       // the first leading_dense_block_count layers dense (Cohere 2 MoE)
 };
 // Whether the router's top-k adds a per-expert selection bias (`exp_probs_b`, optional or required
 // by Desc::tensors.exp_probs_b_required).
@@ -140,6 +147,7 @@ enum class WindowRope {
     UNSCALED,      // rope.freq_base_swa, else the global base; scale 1 (OLMo 3)
     GLOBAL_UNSCALED, // the global base (the graph does not read rope.freq_base_swa); scale 1, no YaRN (Mellum)
     GLOBAL_NOPE,   // windowed layers keep RoPE, global layers have none (EXAONE 4 32B)
+    GLOBAL_NOPE_AFTER_LEAD, // GLOBAL_NOPE, but the first leading_dense_block_count layers keep RoPE (Cohere 2 MoE)
     SWA_BASE_GLOBAL_NOPE, // windowed layers: rope.freq_base_swa, else the global base, scale kept; global
                           // layers: no RoPE, which llama.cpp's graph takes from every 4th layer (period 4 only) (SmallThinker)
 };

@@ -494,8 +494,10 @@ void hparams_cases() {
         auto extra = [](const arch::Desc & d, Header & h) {
             for (const arch::RequiredKey & k : d.required_keys) {
                 if (k.type == arch::KeyType::F32) h.f32(k.name, 1.0f);
-                // Qwen3.5: 8 value heads of 8; a sigmoid router; ERNIE 4.5's only runnable MoE step
-                const uint32_t u = k.name == "ssm.inner_size" ? 64 : k.name == "expert_gating_func" ? 2 : k.name == "interleave_moe_layer_step" ? 1 : 8;
+                // Qwen3.5: 8 value heads of 8; a sigmoid router; ERNIE 4.5's only runnable MoE step; one dense
+                // layer before the experts (Cohere 2 MoE's loader requires the key)
+                const uint32_t u = k.name == "ssm.inner_size" ? 64 : k.name == "expert_gating_func" ? 2 :
+                                   k.name == "interleave_moe_layer_step" || k.name == "leading_dense_block_count" ? 1 : 8;
                 if (k.type == arch::KeyType::U32) h.u32(k.name, u);
                 // windowed heads of 8 (Gemma 4) rotate at most 8
                 if (k.name == "attention.key_length_swa") h.u32("rope.dimension_count_swa", 8);

@@ -5,54 +5,45 @@
  * as llama.cpp's MoE graph splits it. Every other key and tensor is copied as it is, so the two
  * files hold the same model.
  */
-import { openSync, readSync, closeSync } from 'node:fs';
-import { readGgufHeader, type GgufTensorInfo } from '../../electron/services/models/gguf-header.ts';
-import { writeGgufFile, type GgufKv, type GgufTensorOut } from '../../electron/services/export/gguf-writer.ts';
+import type { GgufTensorOut } from '../../electron/services/export/gguf-writer.ts';
+import { copiedTensor, rewriteGguf } from './gguf-rewrite.ts';
 
 const F32 = 0;
 
 /** Returns the layers whose experts were fused. */
 export async function fuseGateUpExperts(src: string, dst: string): Promise<number[]> {
-  const header = await readGgufHeader(src, { keptArrayItems: Number.MAX_SAFE_INTEGER });
-  const fd = openSync(src, 'r');
-  const bytesOf = (t: GgufTensorInfo) => {
-    const b = Buffer.alloc(t.bytes);
-    readSync(fd, b, 0, t.bytes, header.dataOffset + t.offset);
-    return b;
-  };
-  try {
-    const byName = new Map(header.tensors.map((t) => [t.name, t]));
-    const fused: number[] = [];
-    const tensors: GgufTensorOut[] = [];
-    for (const t of header.tensors) {
-      const m = /^blk\.(\d+)\.ffn_(gate|up)_exps\.weight$/.exec(t.name);
-      if (!m) {
-        tensors.push({ name: t.name, dims: t.dims, type: t.type, bytes: t.bytes, data: () => bytesOf(t) });
-        continue;
+  const fused: number[] = [];
+  await rewriteGguf(src, dst, {
+    tensors: (all, bytesOf) => {
+      const byName = new Map(all.map((t) => [t.name, t]));
+      const out: GgufTensorOut[] = [];
+      for (const t of all) {
+        const m = /^blk\.(\d+)\.ffn_(gate|up)_exps\.weight$/.exec(t.name);
+        if (!m) {
+          out.push(copiedTensor(t, bytesOf));
+          continue;
+        }
+        if (m[2] === 'up') continue; // written with its gate
+        const up = byName.get(`blk.${m[1]}.ffn_up_exps.weight`);
+        if (!up || t.type !== F32 || up.type !== F32) throw new Error(`${src}: layer ${m[1]} has no F32 pair of gate and up experts`);
+        const [embd, ff, experts] = t.dims;
+        const expertBytes = embd * ff * 4;
+        fused.push(Number(m[1]));
+        out.push({
+          name: `blk.${m[1]}.ffn_gate_up_exps.weight`, dims: [embd, 2 * ff, experts], type: F32, bytes: 2 * t.bytes,
+          data: () => {
+            const gate = bytesOf(t), upBytes = bytesOf(up);
+            const joined = Buffer.alloc(2 * t.bytes);
+            for (let e = 0; e < experts; e++) {
+              gate.copy(joined, 2 * e * expertBytes, e * expertBytes, (e + 1) * expertBytes);
+              upBytes.copy(joined, (2 * e + 1) * expertBytes, e * expertBytes, (e + 1) * expertBytes);
+            }
+            return joined;
+          },
+        });
       }
-      if (m[2] === 'up') continue; // written with its gate
-      const up = byName.get(`blk.${m[1]}.ffn_up_exps.weight`);
-      if (!up || t.type !== F32 || up.type !== F32) throw new Error(`${src}: layer ${m[1]} has no F32 pair of gate and up experts`);
-      const [embd, ff, experts] = t.dims;
-      const expertBytes = embd * ff * 4;
-      fused.push(Number(m[1]));
-      tensors.push({
-        name: `blk.${m[1]}.ffn_gate_up_exps.weight`, dims: [embd, 2 * ff, experts], type: F32, bytes: 2 * t.bytes,
-        data: () => {
-          const gate = bytesOf(t), upBytes = bytesOf(up);
-          const out = Buffer.alloc(2 * t.bytes);
-          for (let e = 0; e < experts; e++) {
-            gate.copy(out, 2 * e * expertBytes, e * expertBytes, (e + 1) * expertBytes);
-            upBytes.copy(out, (2 * e + 1) * expertBytes, e * expertBytes, (e + 1) * expertBytes);
-          }
-          return out;
-        },
-      });
-    }
-    const kv: GgufKv[] = [...header.kv].map(([key, value]) => ({ key, value, type: header.kvTypes.get(key)! }));
-    await writeGgufFile(dst, kv, tensors, header.alignment);
-    return fused;
-  } finally {
-    closeSync(fd);
-  }
+      return out;
+    },
+  });
+  return fused;
 }

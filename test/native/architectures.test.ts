@@ -10,6 +10,7 @@ import { describe, test } from 'node:test';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fuseGateUpExperts } from '../helpers/fuse-experts.ts';
+import { rewriteGguf } from '../helpers/gguf-rewrite.ts';
 import { bin, honeTrain, run, tempDir, vocab } from '../helpers/native.ts';
 
 const TEXT = 'Once upon a time, there was a little dog named Max. He loved to run in the park with his red ball.';
@@ -32,6 +33,8 @@ const DELTA_NET_TENSORS = ['--layer-tensors', 'attn_qkv.weight@0:1:2,attn_gate.w
 const GEMMA4_KV = 'attention.sliding_window=3,attention.key_length=16,attention.value_length=16,attention.key_length_swa=8,' +
   'attention.value_length_swa=8,rope.dimension_count=16,rope.dimension_count_swa=8,rope.freq_base_swa=500,' +
   'embedding_length_per_layer_input=8,final_logit_softcapping=3.0';
+const COHERE2MOE_KV = 'block_count=5,expert_count=4,expert_used_count=2,expert_feed_forward_length=32,leading_dense_block_count=1,' +
+  'expert_shared_count=1,attention.sliding_window=3,attention.sliding_window_pattern=2,logit_scale=0.5';
 // eps, vector: the gradient check's step and vector bound where 1e-2 and 1e-3 do not hold. Gemma 4's
 // V is normed to unit RMS, so the probe's attention outputs are of order 1 and its loss curves
 // more than the other probes': the vector error falls as eps² (1.3e-2 at 1e-2, 3.3e-3 at 5e-3),
@@ -146,6 +149,10 @@ const CASES: Record<string, { arch: string; kv?: string; probe?: string[]; ownGr
   // (1.4e-3 at 3e-4, 4.4e-3 at 2e-3; no element off by a factor): every element passes its own bound
   smallthinker: { arch: 'smallthinker', kv: 'block_count=5,expert_count=4,expert_used_count=2,expert_feed_forward_length=32,expert_gating_func=2,' +
     'attention.sliding_window=3,rope.freq_base_swa=500', ownGraph: true, eps: '1e-3', vector: 1e-2 },
+  // Cohere 2 MoE: Command-R's parallel block; layer 0 dense and global with RoPE, 1 and 3 windowed (3
+  // positions) with RoPE, 2 and 4 global without; sigmoid-routed experts (4, top 2) averaged with a shared one
+  // (logits times 0.5 and three-position windows: its loss moves more slowly, 16 steps)
+  cohere2moe: { arch: 'cohere2moe', kv: COHERE2MOE_KV, ownGraph: true, eps: '1e-3', steps: '16' },
   // Mellum: Qwen3-MoE's attention and experts (4, top 2, renormalised); layers 0 and 2 windowed (3
   // positions), 1 and 3 global (its loss moves more slowly through three-position windows: 16 steps)
   mellum: { arch: 'mellum', kv: 'block_count=4,expert_count=4,expert_used_count=2,expert_feed_forward_length=32,attention.sliding_window=3,' +
@@ -413,6 +420,20 @@ describe('architectures made from their loaders: forward equals llama.cpp, gradi
       });
     });
   }
+
+  // Cohere 2 MoE's loader picks the norm by which epsilon the file has: without the RMS one, LayerNorms
+  test('cohere2moe without attention.layer_norm_rms_epsilon: LayerNorms, forward equals llama.cpp', async () => {
+    const rms = join(dir, 'cohere2moe-rms.gguf'), layer = join(dir, 'cohere2moe-layernorm.gguf');
+    assert.equal(honeTrain(['probe-arch', '--arch', 'cohere2moe', '--vocab-from', vocab('llama-spm'), '--out', rms, '--kv', COHERE2MOE_KV]).code, 0);
+    await rewriteGguf(rms, layer, { kv: (kv) => kv.filter((k) => k.key !== 'cohere2moe.attention.layer_norm_rms_epsilon') });
+    const fwd = honeTrain(['check-forward', '--model', layer, '--perturb-b', '0.05', '--text', TEXT, '--json']);
+    assert.equal(fwd.code, 0, fwd.stderr);
+    assert.ok(fwd.events[0].max_rel_diff <= 1e-5, JSON.stringify(fwd.events[0]));
+    // the same weights under RMS norms give llama.cpp other logits: the check above saw LayerNorms
+    const apart = honeTrain(['compare-logits', '--model', rms, '--model-b', layer, '--text', TEXT, '--json']);
+    assert.equal(apart.code, 0, apart.stderr);
+    assert.ok(apart.events[0].max_rel_diff > 1e-3, JSON.stringify(apart.events[0]));
+  });
 
   // llama.cpp's graph takes RoPE from every 4th layer whatever the window pattern, so a pattern of 3
   // would put windowed layers without RoPE: refused, naming the key

@@ -145,6 +145,26 @@ std::vector<Desc> layernorm_family() {
         d.window = { Windows::PERIODIC, WindowWhen::IF_WINDOW, 4, 0, 0, WindowRope::GLOBAL_NOPE };
         d.required_keys = { { "attention.sliding_window", KeyType::U32 }, { "logit_scale", KeyType::F32 } };
         v.push_back(d);
+        Desc e = described("cohere2moe", "layernorm", "Cohere 2 MoE (30B-A3B; the multi-token-prediction layers are not trained)",
+                           "Command-R's parallel block on one norm (LayerNorm without biases, RMS where the file has "
+                           "`attention.layer_norm_rms_epsilon`); a sliding window in every layer but the first of each "
+                           "`attention.sliding_window_pattern` (default 4), windowed layers and the first `leading_dense_block_count` "
+                           "with normal RoPE, the other global layers without; those first layers with a SwiGLU FFN, the others a "
+                           "mixture of experts: the router's function from `expert_gating_func` (sigmoid where absent), renormalised where "
+                           "`expert_weights_norm`, times `expert_weights_scale` where set, gate and up separate or fused, plus "
+                           "`expert_shared_count` ungated shared experts as one, routed and shared outputs averaged; logits times "
+                           "`logit_scale`; LoRA on attention and the dense FFNs (experts, shared experts and router stay frozen)");
+        e.norm_kind = NormKind::RMS_IF_KEY;
+        e.rope = Rope::NORMAL;
+        e.norms = Norms::PARALLEL;
+        e.scales = Scales::LOGIT_MULTIPLIED;
+        e.moe = Moe::GATED_SHARED_HALF;
+        e.moe_gating_default = 2; // llama.cpp's loader: sigmoid when the file says none
+        e.window = { Windows::PERIODIC_FIRST_GLOBAL, WindowWhen::IF_WINDOW, 4, 0, 0, WindowRope::GLOBAL_NOPE_AFTER_LEAD };
+        e.required_keys = expert_keys({ "leading_dense_block_count" });
+        e.required_keys.push_back({ "attention.sliding_window", KeyType::U32 });
+        e.required_keys.push_back({ "logit_scale", KeyType::F32 });
+        v.push_back(e);
     }
     return v;
 }

@@ -106,6 +106,7 @@ const char * name_of(Moe v) {
         case Moe::SOFTMAX_NORM_BESIDE_DENSE: return "softmax_norm_beside_dense";
         case Moe::SOFTMAX_NORM_PARALLEL_DENSE: return "softmax_norm_parallel_dense";
         case Moe::GATED_NORM_RAW_ROUTER: return "gated_norm_raw_router";
+        case Moe::GATED_SHARED_HALF: return "gated_shared_half";
     }
     return "?";
 }
