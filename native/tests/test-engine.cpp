@@ -492,6 +492,7 @@ void hparams_cases() {
     run_case("hparams: every trainable architecture reads from a minimal header", [] {
         // the keys each needs beyond the common ones (its description's), with example values
         auto extra = [](const arch::Desc & d, Header & h) {
+            if (d.norm_kind == arch::NormKind::RMS_IF_KEY) h.f32("attention.layer_norm_rms_epsilon", 1e-5f); // one of two epsilons required
             for (const arch::RequiredKey & k : d.required_keys) {
                 if (k.type == arch::KeyType::F32) h.f32(k.name, 1.0f);
                 // Qwen3.5: 8 value heads of 8; a sigmoid router; ERNIE 4.5's only runnable MoE step; one dense
