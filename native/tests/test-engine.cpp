@@ -489,6 +489,27 @@ void hparams_cases() {
         Header bad = qwen35(24); // 4 value heads of 6, but state_size 4
         expect_error(HONE_E_FORMAT, "qwen35-test.gguf: inconsistent delta-net sizes: qwen35.ssm.conv_kernel 4, ssm.inner_size 24", [&] { bad.read(); });
     });
+    run_case("hparams: Cohere 2 MoE's norm from the epsilon key the file has, its windows and RoPE per layer", [] {
+        auto cohere2moe = [] {
+            Header h("cohere2moe", 5);
+            h.u32("expert_count", 4).u32("expert_used_count", 2).u32("leading_dense_block_count", 1);
+            h.u32("attention.sliding_window", 3).u32("attention.sliding_window_pattern", 2).f32("logit_scale", 0.5f);
+            return h;
+        };
+        Header rms = cohere2moe();
+        rms.f32("attention.layer_norm_rms_epsilon", 1e-6f).f32("attention.layer_norm_epsilon", 1e-3f);
+        const Hparams & r = rms.read();
+        CHECK(!r.layer_norm && r.norm_eps == 1e-6f, "RMS with its epsilon: layer_norm %d eps %g", r.layer_norm, r.norm_eps);
+        // the first of each 2 global; the dense layer 0 keeps RoPE, global layers 2 and 4 have none
+        CHECK(r.swa_l == std::vector<char>({ 0, 1, 0, 1, 0 }) && r.rope_l == std::vector<char>({ 1, 1, 0, 1, 0 }) && r.n_swa == 3, "windows and RoPE");
+        Header layer = cohere2moe();
+        layer.f32("attention.layer_norm_epsilon", 1e-3f);
+        const Hparams & l = layer.read();
+        CHECK(l.layer_norm && l.norm_eps == 1e-3f, "LayerNorm with its epsilon: layer_norm %d eps %g", l.layer_norm, l.norm_eps);
+        Header none = cohere2moe();
+        expect_error(HONE_E_FORMAT, "cohere2moe-test.gguf: neither 'cohere2moe.attention.layer_norm_rms_epsilon' nor 'cohere2moe.attention.layer_norm_epsilon' is set",
+                     [&] { none.read(); });
+    });
     run_case("hparams: every trainable architecture reads from a minimal header", [] {
         // the keys each needs beyond the common ones (its description's), with example values
         auto extra = [](const arch::Desc & d, Header & h) {
