@@ -386,6 +386,11 @@ static ggml_tensor * dense_and_parallel_experts(const LayerCtx & c, ggml_tensor 
 static ggml_tensor * ffn(const LayerCtx & c, ggml_tensor * x, ggml_tensor * ffn_inp = nullptr, ggml_tensor * layer_in = nullptr) {
     const LayerWeights & L = c.m.layers[c.il];
     if (L.ffn_norm_exps) return dense_and_parallel_experts(c, x, layer_in);
+    if (c.m.hp.desc->moe == arch::Moe::SOFTMAX_NORM_OPTIONAL_DENSE && L.ffn_gate_inp) { // Grok: experts, and the dense FFN where there is one
+        ggml_tensor * cur = moe_ffn(c.ctx, c.m.hp, L, x, x, c.il, c.in.smooth_gelu);
+        if (L.ffn_up) cur = tag(ggml_scale(c.ctx, ggml_add(c.ctx, dense_ffn(c, x), cur), (float) M_SQRT1_2), "ffn_moe_combined", c.il);
+        return L.ffn_post_norm ? tag(c.norm(cur, L.ffn_post_norm), "ffn_post_norm", c.il) : cur;
+    }
     if (L.ffn_gate_inp && !L.ffn_pre_norm_2) { // SmallThinker's router reads the layer's input before any norm
         ggml_tensor * router_in = c.m.hp.desc->moe == arch::Moe::GATED_NORM_RAW_ROUTER ? layer_in : x;
         return moe_ffn(c.ctx, c.m.hp, L, x, router_in, c.il, c.in.smooth_gelu);
@@ -489,7 +494,7 @@ ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone
     if (hp.final_softcap > 0.0f) {
         logits = ggml_scale(ctx, ggml_tanh(ctx, ggml_scale(ctx, logits, 1.0f / hp.final_softcap)), hp.final_softcap);
     }
-    if (d.scales == arch::Scales::LOGIT_MULTIPLIED) logits = ggml_scale(ctx, logits, hp.logit_scale);
+    if (d.scales == arch::Scales::LOGIT_MULTIPLIED || d.scales == arch::Scales::GROK) logits = ggml_scale(ctx, logits, hp.logit_scale);
     else if (hp.logit_scale != 0.0f && hp.logit_scale != 1.0f) logits = ggml_scale(ctx, logits, 1.0f / hp.logit_scale);
     ggml_set_name(logits, "logits");
     return logits;

@@ -257,6 +257,10 @@ static void read_rope(hone_model & m) {
     }
     if (scaling_type == "none") hp.rope_freq_scale = 1.0f; // llama.cpp never scales then
     hp.rope_ext_factor = scaling_type == "yarn" ? 1.0f : 0.0f;
+    // llama.cpp's grok loader reads YaRN's betas from the file (beta_fast 8 by default); Hone's RoPE runs 32 and 1
+    if (scaling_type == "yarn" && hp.desc->scales == arch::Scales::GROK) {
+        fail(HONE_E_UNSUPPORTED, "%s: YaRN RoPE scaling in grok (with its own YaRN betas) cannot train yet", m.path.c_str());
+    }
     hp.n_ctx_orig = (int) gguf_u32(g, a + "rope.scaling.original_context_length", false, (uint32_t) hp.n_ctx_train);
     // Partial rotary embeddings (ChatGLM, GLM-4) rotate the first n_rot dims of each head.
     if (hp.n_rot <= 0 || hp.n_rot > hp.head_dim || hp.n_rot % 2) {
@@ -296,6 +300,11 @@ static void read_scales(hone_model & m) {
         hp.attention_scale = gguf_f32(g, a + "attention.scale", 0.0f);
     }
     if (d.scales == arch::Scales::LOGIT_MULTIPLIED) hp.logit_scale = gguf_f32(g, a + "logit_scale", 1.0f);
+    if (d.scales == arch::Scales::GROK) { // llama.cpp's grok defaults for older files
+        hp.embedding_scale = gguf_f32(g, a + "embedding_scale", 78.38367176906169f);
+        hp.logit_scale = gguf_f32(g, a + "logit_scale", 0.5773502691896257f);
+    }
+    if (d.q_scale == arch::QScale::OUTPUT_SCALE_KEY) hp.q_scale = gguf_f32(g, a + "attention.output_scale", 0.08838834764831845f);
     if (d.kq_scale_inverse_dim) hp.attention_scale = 1.0f / (float) hp.head_dim;
     if (d.kq_unscaled) hp.attention_scale = 1.0f;
     if (d.embeddings_sqrt_scaled) hp.embedding_scale = std::sqrt((float) hp.n_embd);
@@ -370,6 +379,11 @@ static void read_experts(hone_model & m) {
         hp.n_ff_exp = (int) gguf_u32(g, a + "expert_feed_forward_length", true);
         hp.n_ff_shexp = 0;
         read_gating(m);
+        return;
+    }
+    if (hp.desc->moe == arch::Moe::SOFTMAX_NORM_OPTIONAL_DENSE) { // as llama.cpp's grok loader
+        hp.n_ff_exp = (int) gguf_u32(g, a + "expert_feed_forward_length", false, (uint32_t) hp.n_ff);
+        hp.n_ff_shexp = 0;
         return;
     }
     if (hp.desc->moe == arch::Moe::SOFTMAX_NORM_PARALLEL_DENSE) { // as llama.cpp's arctic loader: experts feed_forward_length wide

@@ -285,8 +285,14 @@ static void bind_weights(hone_model & m) {
         L.ffn_norm = ffn_norm ? m.weight(blk(il, d.tensors.ffn_norm.c_str()), !d.tensors.ffn_norm_optional) : nullptr;
         L.ffn_norm_b = ffn_norm ? m.weight(blk(il, arch::bias_of(d.tensors.ffn_norm).c_str()), false) : nullptr;
         const std::string & suffix = d.tensors.post_norm_suffix;
-        L.attn_post_norm = post_norms ? m.weight(blk(il, "post_attention_norm") + suffix, true) : nullptr;
-        L.ffn_post_norm = post_norms ? m.weight(blk(il, "post_ffw_norm") + suffix, true) : nullptr;
+        if (d.tensors.grok_post_norms) { // llama.cpp's grok loader: layer_output_norm, else post_ffw_norm
+            L.attn_post_norm = m.weight(blk(il, "attn_output_norm.weight"), true);
+            L.ffn_post_norm = m.weight(blk(il, "layer_output_norm.weight"), false);
+            if (!L.ffn_post_norm) L.ffn_post_norm = m.weight(blk(il, "post_ffw_norm.weight"), true);
+        } else {
+            L.attn_post_norm = post_norms ? m.weight(blk(il, "post_attention_norm") + suffix, true) : nullptr;
+            L.ffn_post_norm = post_norms ? m.weight(blk(il, "post_ffw_norm") + suffix, true) : nullptr;
+        }
         L.attn_sub_norm = m.weight(blk(il, "attn_sub_norm.weight"), false);
         L.ffn_sub_norm = m.weight(blk(il, "ffn_sub_norm.weight"), false);
         L.out_scale = d.embeddings_skip ? m.weight(blk(il, "layer_output_scale.weight"), true) : nullptr;
@@ -300,8 +306,11 @@ static void bind_weights(hone_model & m) {
         }
         const bool every_layer = d.moe == arch::Moe::SOFTMAX_NORM_PARALLEL_DENSE; // Arctic's loader requires each layer's router
         if (beside && hp.n_expert > 0 && m.weight(blk(il, "ffn_gate_inp.weight"), every_layer)) bind_experts(m, L, il);
+        // Grok's dense FFN beside its experts is optional to its loader (Grok-1 has none)
+        const bool dense_optional = d.moe == arch::Moe::SOFTMAX_NORM_OPTIONAL_DENSE && L.ffn_gate_inp;
         L.ffn_gate = m.weight(blk(il, "ffn_gate.weight"), false);
-        L.ffn_up = m.weight(blk(il, "ffn_up.weight"), true);
+        L.ffn_up = m.weight(blk(il, "ffn_up.weight"), !dense_optional);
+        if (!L.ffn_up) continue;
         L.b_gate = m.weight(blk(il, "ffn_gate.bias"), false);
         L.b_up = m.weight(blk(il, "ffn_up.bias"), false);
         L.b_down = m.weight(blk(il, "ffn_down.bias"), false);

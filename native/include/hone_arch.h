@@ -97,6 +97,9 @@ enum class Moe {
                        // expert_shared_count > 0 that many ungated shared experts as one (expert_shared_feed_forward_length
                        // wide, else the experts' width times the count), the routed and shared outputs averaged;
                        // the first leading_dense_block_count layers dense (Cohere 2 MoE)
+    SOFTMAX_NORM_OPTIONAL_DENSE, // softmax router, the selected weights renormalised, experts expert_feed_forward_length
+                                 // wide (else feed_forward_length); where the layer also has a dense FFN (`ffn_up`), the
+                                 // two outputs summed times √½ (Grok)
 };
 // Whether the router's top-k adds a per-expert selection bias (`exp_probs_b`, optional or required
 // by Desc::tensors.exp_probs_b_required).
@@ -107,7 +110,7 @@ bool shared_count(Moe m);
 bool has_shared_expert(Moe m);
 // Whether the routed experts' weights are renormalised to sum 1 over the selected ones.
 bool renormalises(Moe m);
-// Whether a layer with experts keeps its dense FFN beside them (Gemma 4, Arctic).
+// Whether a layer with experts keeps its dense FFN beside them (Gemma 4, Arctic, Grok).
 bool beside_dense(Moe m);
 
 // How positions enter attention.
@@ -167,12 +170,16 @@ enum class Scales {
     MINICPM, // optional, with llama.cpp's defaults (12, 1.4/√n_layer, 256/n_embd)
     GRANITE, // read from the file; logit_scale required; the logits are divided by it
     LOGIT_MULTIPLIED, // logit_scale required; the logits are multiplied by it (Talkie, Command-R)
+    GROK, // embedding_scale and logit_scale optional with llama.cpp's grok defaults (78.38…, 0.5773…); the
+          // embeddings and the logits are multiplied by them
 };
 
 // Q scaled after RoPE (and the KQ scale then 1), as Gemma and Phi-3 do.
 enum class QScale {
     NONE,
     HEAD_DIM, // 1/√head_dim, except 1/√(n_embd / n_head) at `q_scale_embd_depth` layers (Gemma 27Bs)
+    OUTPUT_SCALE_KEY, // attention.output_scale (llama.cpp's grok default 0.0883883…), applied to the scores before
+                      // their soft cap: the same as scaling Q (Grok)
 };
 
 // Soft caps: cap · tanh(x / cap). `read`: the key is read, `def` its default (0: none).
@@ -275,6 +282,8 @@ struct Desc {
     struct Tensors {
         std::string ffn_norm = "ffn_norm.weight";
         std::string post_norm_suffix = ".weight"; // post_attention_norm / post_ffw_norm + this
+        // Grok's names of the same norms: attn_output_norm, and layer_output_norm else post_ffw_norm
+        bool grok_post_norms = false;
         bool sinks_required = false;              // attn_sinks.weight in every layer (Granite 4)
         bool output_required = false;             // output.weight: no tying to token_embd (Talkie)
         bool embd_from_output = false;            // no token_embd: the head's matrix embeds the tokens (CodeShell)

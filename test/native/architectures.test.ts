@@ -153,6 +153,11 @@ const CASES: Record<string, { arch: string; kv?: string; probe?: string[]; ownGr
   // positions) with RoPE, 2 and 4 global without; sigmoid-routed experts (4, top 2) averaged with a shared one
   // (logits times 0.5 and three-position windows: its loss moves more slowly, 16 steps)
   cohere2moe: { arch: 'cohere2moe', kv: COHERE2MOE_KV, ownGraph: true, eps: '1e-3', steps: '16' },
+  // Grok: norms after attention and FFN, scores scaled and soft-capped, GEGLU experts (4, top 2) in both
+  // layers and in layer 1 a dense GEGLU FFN beside them (times √½); embeddings and logits scaled by
+  // llama.cpp's grok defaults (its loader reads the gate experts as optional: the probe is given them)
+  grok: { arch: 'grok', fwd: GELU_TABLE, kv: 'block_count=2,expert_count=4,expert_used_count=2,expert_feed_forward_length=32',
+    probe: ['--layer-tensors', 'ffn_gate_exps.weight@0:1,ffn_gate.weight@1,ffn_up.weight@1,ffn_down.weight@1'], eps: '1e-3' },
   // Mellum: Qwen3-MoE's attention and experts (4, top 2, renormalised); layers 0 and 2 windowed (3
   // positions), 1 and 3 global (its loss moves more slowly through three-position windows: 16 steps)
   mellum: { arch: 'mellum', kv: 'block_count=4,expert_count=4,expert_used_count=2,expert_feed_forward_length=32,attention.sliding_window=3,' +

@@ -93,6 +93,27 @@ std::vector<Desc> other_family() {
         v.push_back(d);
     }
     {
+        Desc d = described("grok", "other", "Grok-1 (314B), Grok-2 (270B)",
+                           "llama's norms plus norms after attention (`attn_output_norm`) and after the FFN (`layer_output_norm`, else "
+                           "`post_ffw_norm`); NeoX RoPE; the scores times `attention.output_scale` and soft-capped at "
+                           "`attn_logit_softcapping` (30 by default), the KQ scale 1; every FFN a mixture of GEGLU experts (softmax "
+                           "router, top-k renormalised, `expert_feed_forward_length` wide, else feed_forward_length), summed with a "
+                           "dense GEGLU FFN times √½ where the layer has one; embeddings times `embedding_scale` and logits times "
+                           "`logit_scale` (llama.cpp's defaults where absent), the final soft cap where the file sets one; YaRN "
+                           "scaling refused; LoRA on attention and the dense FFNs (experts and router stay frozen)");
+        d.rope = Rope::NEOX;
+        d.norms = Norms::SANDWICH;
+        d.tensors.grok_post_norms = true;
+        d.ffn = Ffn::GEGLU;
+        d.moe = Moe::SOFTMAX_NORM_OPTIONAL_DENSE;
+        d.q_scale = QScale::OUTPUT_SCALE_KEY;
+        d.scales = Scales::GROK;
+        d.attn_softcap = { true, 30.0f };
+        d.final_softcap = { true, 0.0f };
+        d.required_keys = expert_keys();
+        v.push_back(d);
+    }
+    {
         Desc d = described("gpt-oss", "other", "gpt-oss (20B, 120B)",
                            "attention with Q/K/V and output biases, a sink logit per head, NeoX RoPE (YaRN from the file), every other layer windowed; a mixture-of-experts FFN on the `post_attention_norm`: a router with a bias, top-k on its logits, the selected logits' softmax as weights, experts with biases and SwiGLU-OAI (ggml's ADD_ID and SWIGLU_OAI written as ops with a backward: GET_ROWS + ADD, CLAMP, SILU, MUL); LoRA on attention (experts and router stay frozen)");
         d.rope = Rope::NEOX;

@@ -85,9 +85,9 @@ bool shared_count(Moe m) { return m == Moe::SOFTMAX_SHARED_COUNT || m == Moe::GA
 
 bool renormalises(Moe m) { return m == Moe::SOFTMAX_NORM || m == Moe::SOFTMAX_NORM_SHARED || m == Moe::SOFTMAX_NORM_FF || m == Moe::SOFTMAX_NORM_BIAS ||
                                   m == Moe::GATED_NORM_FF || m == Moe::SOFTMAX_NORM_BESIDE_DENSE || m == Moe::SOFTMAX_NORM_PARALLEL_DENSE ||
-                                  m == Moe::GATED_NORM_RAW_ROUTER; }
+                                  m == Moe::GATED_NORM_RAW_ROUTER || m == Moe::SOFTMAX_NORM_OPTIONAL_DENSE; }
 
-bool beside_dense(Moe m) { return m == Moe::SOFTMAX_NORM_BESIDE_DENSE || m == Moe::SOFTMAX_NORM_PARALLEL_DENSE; }
+bool beside_dense(Moe m) { return m == Moe::SOFTMAX_NORM_BESIDE_DENSE || m == Moe::SOFTMAX_NORM_PARALLEL_DENSE || m == Moe::SOFTMAX_NORM_OPTIONAL_DENSE; }
 
 bool selection_bias(Moe m) { return m == Moe::GATED_SHARED_COUNT || m == Moe::SOFTMAX_NORM_BIAS || m == Moe::GATED_NORM_FF; }
 
@@ -107,6 +107,7 @@ const char * name_of(Moe v) {
         case Moe::SOFTMAX_NORM_PARALLEL_DENSE: return "softmax_norm_parallel_dense";
         case Moe::GATED_NORM_RAW_ROUTER: return "gated_norm_raw_router";
         case Moe::GATED_SHARED_HALF: return "gated_shared_half";
+        case Moe::SOFTMAX_NORM_OPTIONAL_DENSE: return "softmax_norm_optional_dense";
     }
     return "?";
 }
