@@ -233,16 +233,16 @@ describe('which architectures train', () => {
     assert.match(r.stderr, /architecture 'apertus' cannot train yet: op XIELU has no backward in ggml/);
   });
 
-  test('an Arctic graph, differentiable since patch 0010 (MUL_MAT_ID to its input) but not written in Hone\'s graph, is refused saying so', () => {
-    const model = join(dir, 'arctic.gguf');
-    const p = honeTrain(['probe-arch', '--arch', 'arctic', '--vocab-from', vocab('llama-spm'), '--out', model, '--json']);
+  test('a Chameleon graph, differentiable since patch 0010 (CLAMP) but not written in Hone\'s graph, is refused saying so', () => {
+    const model = join(dir, 'chameleon.gguf');
+    const p = honeTrain(['probe-arch', '--arch', 'chameleon', '--vocab-from', vocab('llama-spm'), '--out', model, '--json']);
     assert.equal(p.code, 0, p.stdout + p.stderr);
     assert.deepEqual(honeTrain(['scan', '--model', model, '--json']).events[0].no_backward, []);
-    const data = join(dir, 'arctic.txt');
+    const data = join(dir, 'chameleon.txt');
     writeFileSync(data, TEXT);
-    const r = honeTrain(['--model', model, '--data', data, '--out', join(dir, 'arctic-run'), '--steps', '1']);
+    const r = honeTrain(['--model', model, '--data', data, '--out', join(dir, 'chameleon-run'), '--steps', '1']);
     assert.equal(r.code, 1);
-    assert.match(r.stderr, /architecture 'arctic' cannot train yet: every op of its graph has a backward, but Hone's training graph does not implement this architecture yet/);
+    assert.match(r.stderr, /architecture 'chameleon' cannot train yet: every op of its graph has a backward, but Hone's training graph does not implement this architecture yet/);
   });
 
   test('probe-arch makes a model of an architecture from its loader alone, then scans it', () => {
