@@ -328,6 +328,14 @@ static void read_gating(hone_model & m) {
     hp.expert_gating = (int) gating;
 }
 
+// The dense layers before the experts (leading_dense_block_count, 0 where absent and not required).
+static int read_dense_lead(const hone_model & m, bool required) {
+    const std::string key = m.hp.arch_name + ".leading_dense_block_count";
+    const int n = (int) gguf_u32(m.gguf, key, required, 0);
+    if (n > m.hp.n_layer) fail(HONE_E_FORMAT, "%s: '%s' (%d) is more than the %d layers", m.path.c_str(), key.c_str(), n, m.hp.n_layer);
+    return n;
+}
+
 // A mixture of experts' counts, as llama.cpp's loader requires them (experts and used ones non-zero).
 static void read_experts(hone_model & m) {
     Hparams & hp = m.hp;
@@ -353,12 +361,9 @@ static void read_experts(hone_model & m) {
         hp.n_ff_shexp = !hp.desc->shared_ff_key        ? hp.n_ff_exp * (int) gguf_u32(g, a + "expert_shared_count", true)
                         : hp.desc->shared_ff_per_expert ? own * (int) gguf_u32(g, a + "expert_shared_count", true)
                                                         : own;
-        hp.n_layer_dense_lead = hp.desc->moe_dense_lead_key ? (int) gguf_u32(g, a + "leading_dense_block_count", false, 0) : 0;
+        hp.n_layer_dense_lead = hp.desc->moe_dense_lead_key ? read_dense_lead(m, false) : 0;
         hp.expert_weights_scale = gguf_f32(g, a + "expert_weights_scale", 0.0f);
         if (hp.desc->moe_norm_key) hp.expert_weights_norm = gguf_bool(g, a + "expert_weights_norm", false);
-        if (hp.n_layer_dense_lead > hp.n_layer) {
-            fail(HONE_E_FORMAT, "%s: '%sleading_dense_block_count' (%d) is more than the %d layers", m.path.c_str(), a.c_str(), hp.n_layer_dense_lead, hp.n_layer);
-        }
         if (hp.desc->moe == arch::Moe::GATED_SHARED_COUNT) read_gating(m);
         return;
     }
@@ -366,12 +371,9 @@ static void read_experts(hone_model & m) {
         hp.n_ff_exp = (int) gguf_u32(g, a + "expert_feed_forward_length", false, (uint32_t) hp.n_ff);
         const int count = (int) gguf_u32(g, a + "expert_shared_count", false, 0);
         hp.n_ff_shexp = count > 0 ? (int) gguf_u32(g, a + "expert_shared_feed_forward_length", false, (uint32_t) (hp.n_ff_exp * count)) : 0;
-        hp.n_layer_dense_lead = (int) gguf_u32(g, a + "leading_dense_block_count", true);
+        hp.n_layer_dense_lead = read_dense_lead(m, true);
         hp.expert_weights_norm = gguf_bool(g, a + "expert_weights_norm", false);
         hp.expert_weights_scale = gguf_f32(g, a + "expert_weights_scale", 0.0f);
-        if (hp.n_layer_dense_lead > hp.n_layer) {
-            fail(HONE_E_FORMAT, "%s: '%sleading_dense_block_count' (%d) is more than the %d layers", m.path.c_str(), a.c_str(), hp.n_layer_dense_lead, hp.n_layer);
-        }
         read_gating(m);
         return;
     }
@@ -405,16 +407,13 @@ static void read_experts(hone_model & m) {
     if (hp.desc->moe == arch::Moe::SOFTMAX_NORM_BIAS) { // as llama.cpp's ernie4_5-moe loader
         hp.n_ff_exp = (int) gguf_u32(g, a + "expert_feed_forward_length", true);
         hp.n_ff_shexp = (int) gguf_u32(g, a + "expert_shared_feed_forward_length", false, 0);
-        hp.n_layer_dense_lead = (int) gguf_u32(g, a + "leading_dense_block_count", false, 0);
+        hp.n_layer_dense_lead = read_dense_lead(m, false);
         // llama.cpp's loader gives every layer after the dense ones experts and no dense FFN, while its
         // graph runs a dense FFN in the layers off the step: only a step of 1 (every released file) runs
         const uint32_t step = gguf_u32(g, a + "interleave_moe_layer_step", true);
         if (step != 1) {
             fail(HONE_E_UNSUPPORTED, "%s: '%sinterleave_moe_layer_step' is %u: llama.cpp's ernie4_5-moe graph runs only a step of 1 (its loader gives "
                  "the layers off the step no dense FFN)", m.path.c_str(), a.c_str(), step);
-        }
-        if (hp.n_layer_dense_lead > hp.n_layer) {
-            fail(HONE_E_FORMAT, "%s: '%sleading_dense_block_count' (%d) is more than the %d layers", m.path.c_str(), a.c_str(), hp.n_layer_dense_lead, hp.n_layer);
         }
         return;
     }
