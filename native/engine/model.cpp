@@ -304,7 +304,8 @@ static void bind_weights(hone_model & m) {
             bind_experts(m, L, il);
             continue;
         }
-        const bool every_layer = d.moe == arch::Moe::SOFTMAX_NORM_PARALLEL_DENSE; // Arctic's loader requires each layer's router
+        // Arctic's and Grok's loaders require each layer's router
+        const bool every_layer = d.moe == arch::Moe::SOFTMAX_NORM_PARALLEL_DENSE || d.moe == arch::Moe::SOFTMAX_NORM_OPTIONAL_DENSE;
         if (beside && hp.n_expert > 0 && m.weight(blk(il, "ffn_gate_inp.weight"), every_layer)) bind_experts(m, L, il);
         // Grok's dense FFN beside its experts is optional to its loader (Grok-1 has none)
         const bool dense_optional = d.moe == arch::Moe::SOFTMAX_NORM_OPTIONAL_DENSE && L.ffn_gate_inp;

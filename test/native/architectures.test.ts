@@ -10,7 +10,7 @@ import { describe, test } from 'node:test';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fuseGateUpExperts } from '../helpers/fuse-experts.ts';
-import { rewriteGguf } from '../helpers/gguf-rewrite.ts';
+import { copiedTensor, rewriteGguf } from '../helpers/gguf-rewrite.ts';
 import { bin, honeTrain, run, tempDir, vocab } from '../helpers/native.ts';
 
 const TEXT = 'Once upon a time, there was a little dog named Max. He loved to run in the park with his red ball.';
@@ -449,6 +449,19 @@ describe('architectures made from their loaders: forward equals llama.cpp, gradi
     const r = honeTrain(['--model', model, '--data', data, '--out', join(dir, 'smallthinker-pattern3'), '--steps', '1']);
     assert.equal(r.code, 1, r.stderr);
     assert.match(r.stderr, /'smallthinker\.attention\.sliding_window_pattern' is 3: llama\.cpp's graph takes RoPE from every 4th layer/);
+  });
+
+  // Grok's loader requires every layer's router (its dense FFN is what is optional)
+  test('grok: a layer without its router is refused, naming the router', async () => {
+    const whole = join(dir, 'grok-whole.gguf'), noRouter = join(dir, 'grok-no-router.gguf');
+    assert.equal(honeTrain(['probe-arch', '--arch', 'grok', '--vocab-from', vocab('llama-spm'), '--out', whole, '--kv', CASES.grok.kv!,
+      ...(CASES.grok.probe ?? [])]).code, 0);
+    await rewriteGguf(whole, noRouter, {
+      tensors: (ts, bytesOf) => ts.filter((t) => t.name !== 'blk.1.ffn_gate_inp.weight').map((t) => copiedTensor(t, bytesOf)),
+    });
+    const r = honeTrain(['--model', noRouter, '--data', data, '--out', join(dir, 'grok-no-router'), '--steps', '1']);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /missing tensor 'blk\.1\.ffn_gate_inp\.weight' required by architecture grok/);
   });
 
   // llama.cpp runs such a file (one with Q/K LayerNorms, refused too, aborts llama.cpp's own graph:
