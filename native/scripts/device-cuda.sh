@@ -146,10 +146,11 @@ kernels)
   # Each kernel's own GPU time in one training step (Nsight Compute, no per-node
   # synchronisation, CUDA graphs off so that every kernel is launched on its own), beside the
   # unprofiled step's wall time: what the step spends in kernels and what between them.
-  # A Qwen3-4B shape cut to KERNELS_LAYERS layers (per layer the same kernels, fewer of them).
-  shape=qwen3-4b; layers=${KERNELS_LAYERS:-4}; ctx=${KERNELS_CTX:-2048}
+  # A bench shape (KERNELS_SHAPE, Qwen3-4B by default) cut to KERNELS_LAYERS layers (per layer
+  # the same kernels, fewer of them).
+  shape=${KERNELS_SHAPE:-qwen3-4b}; layers=${KERNELS_LAYERS:-4}; ctx=${KERNELS_CTX:-2048}
   m=$work/$shape-l$layers-q4_k_m.gguf
-  [ -f "$m" ] || "$bin/hone-train" make-model ${spec[$shape]/--layers 36/--layers $layers} --type q4_k_m --out "$m" 2>> "$out/kernels.log"
+  [ -f "$m" ] || "$bin/hone-train" make-model $(echo "${spec[$shape]}" | sed -E "s/--layers [0-9]+/--layers $layers/") --type q4_k_m --out "$m" 2>> "$out/kernels.log"
   ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | tail -1)
   for mode in graphs nographs; do
     env_switch=""; [ $mode = nographs ] && env_switch="GGML_CUDA_DISABLE_GRAPHS=1"
