@@ -205,7 +205,9 @@ bench)
       log "$shape $mode: exit $rc, peak GPU $(sort -n "$out/smi-$shape-$mode.txt" | tail -1) MiB used (nvidia-smi); $(python3 "$native/scripts/ops-summary.py" "$out/$shape-$mode/ops.json" "$out/$shape-$mode.jsonl" 2>&1)"
     done
     [ "${BENCH_PEFT:-1}" = 1 ] || continue
-    for c in "" ${BENCH_COMPILE:-}; do
+    # BENCH_PEFT_EAGER=0 leaves out eager PEFT (only the BENCH_COMPILE run)
+    peft_modes=(); [ "${BENCH_PEFT_EAGER:-1}" = 1 ] && peft_modes=("")
+    for c in "${peft_modes[@]}" ${BENCH_COMPILE:-}; do
       timeout 300 python3 "$native/scripts/bench-peft.py" "$shape" $c >> "$out/peft.jsonl" 2>> "$out/peft.log"
       log "$shape peft $c: $(tail -1 "$out/peft.jsonl")"
     done
@@ -241,10 +243,14 @@ ops-mm-add)
   grep -E 'FAIL' "$out/ops-mul-mat-add.log" | head -5 | sed 's/^/    /' | tee -a "$out/summary.txt"
   ;;
 ops-out-prod-add)
-  # patch 0014's OUT_PROD + ADD fusion (the row-block GEMMs accumulating into the sum) against the CPU's two ops
+  # patches 0014 and 0015's OUT_PROD + ADD fusion (the GEMMs accumulating into the sum) against the CPU's two ops
   GGML_CUDA_MMQ_MAX_BATCH=64 timeout 120 "$bin/test-backend-ops" test -b CUDA0 -o ADD -p out_prod > "$out/ops-out-prod-add.log" 2>&1
   log "OUT_PROD + ADD, MMQ max batch 64: $(grep -E 'tests passed' "$out/ops-out-prod-add.log" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$out/ops-out-prod-add.log") FAIL"
   grep -E 'FAIL' "$out/ops-out-prod-add.log" | head -5 | sed 's/^/    /' | tee -a "$out/summary.txt"
+  # patch 0015's SWIGLU backward in one kernel (the four nodes of ggml's autograd, concatenated outputs)
+  timeout 60 "$bin/test-backend-ops" test -b CUDA0 -o CONCAT -p swiglu_back > "$out/ops-swiglu-back.log" 2>&1
+  log "SWIGLU backward fused: $(grep -E 'tests passed' "$out/ops-swiglu-back.log" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$out/ops-swiglu-back.log") FAIL"
+  grep -E 'FAIL' "$out/ops-swiglu-back.log" | head -5 | sed 's/^/    /' | tee -a "$out/summary.txt"
   ;;
 precision)
   # One build, the same runs under --gpu-precision f32 (ggml's own choices) and bf16 (patch 0003's switches).
