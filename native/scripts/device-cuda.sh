@@ -2,7 +2,7 @@
 # GPU runs for the CUDA work, on a machine with nvcc, cmake and ninja but no Node and no
 # network. Builds ggml-cuda + hone-train + test-backend-ops from the llama.cpp bundle with
 # our patches, then runs the stages named on the command line, logging under $OUT.
-#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops] [oom] [attn] [attn-fit] [kernels] [ops-mm-add] [moe-archs] [ops-out-prod-add] [moe] [mmq-big] [moe-make] [moe-big] [norm-spike] [ns-ops] [delta-net] [gemma4] [grad-agree]
+#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops] [oom] [attn] [attn-fit] [kernels] [fa-fused] [ops-mm-add] [moe-archs] [ops-out-prod-add] [moe] [mmq-big] [moe-make] [moe-big] [norm-spike] [ns-ops] [delta-net] [gemma4] [grad-agree]
 # Inputs (ignored by git, carried to the machine): .device/gitRelease.bundle (from the pinned
 # node-llama-cpp tarball), .device/text.txt (training text) and optionally .device/native.tar
 # (`git archive HEAD native`: build a committed snapshot instead of the working tree).
@@ -140,6 +140,26 @@ attn-fit)
       rc=$?; kill $smi 2>/dev/null
       log "qwen3-4b at $lo tokens: exit $rc, peak GPU $(sort -n "$out/smi-fit.txt" | tail -1) MiB used (nvidia-smi); $(python3 "$native/scripts/ops-summary.py" "$out/fit-run/ops.json" "$out/fit-run.jsonl" 2>&1)"
     }
+  done
+  ;;
+fa-fused)
+  # Patch 0016's fused FLASH_ATTN_BACK (opt-in, GGML_CUDA_FA_BACK_FUSED=1 with BF16 products):
+  # the op against the CPU (the eligible cases run fused, the rest patch 0008's path), then
+  # Qwen3-4B training at FA_FUSED_CTX tokens with the fused backward off and on in one call.
+  GGML_CUDA_FA_BACK_BF16=1 GGML_CUDA_FA_BACK_FUSED=1 timeout 240 "$bin/test-backend-ops" test -b CUDA0 -o FLASH_ATTN_BACK > "$out/ops-fa-fused.log" 2>&1
+  log "FLASH_ATTN_BACK fused (patch 0016): $(grep -E 'tests passed' "$out/ops-fa-fused.log" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$out/ops-fa-fused.log") FAIL"
+  grep -E 'FAIL|NMSE' "$out/ops-fa-fused.log" | head -8 | sed 's/^/    /' | tee -a "$out/summary.txt"
+  m=$work/qwen3-4b-q4_k_m.gguf
+  [ -f "$m" ] || "$bin/hone-train" make-model ${spec[qwen3-4b]} --type q4_k_m --out "$m" 2>> "$out/fa-fused.log"
+  for ctx in ${FA_FUSED_CTX:-2048 8192}; do
+    for fused in 0 1; do
+      tag=qwen3-4b-$ctx-fabf$fused
+      nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$out/smi-$tag.txt" & smi=$!
+      GGML_CUDA_FA_BACK_FUSED=$fused timeout ${FA_FUSED_TIMEOUT:-120} "$bin/hone-train" --model "$m" --data "$dev/text.txt" --out "$out/$tag" \
+        --backend cuda --steps ${FA_FUSED_STEPS:-5} --ctx $ctx --batch 1 --rank 8 --alpha 16 --json > "$out/$tag.jsonl" 2>> "$out/fa-fused.log"
+      rc=$?; kill $smi 2>/dev/null
+      log "$tag: exit $rc, peak GPU $(sort -n "$out/smi-$tag.txt" | tail -1) MiB used; $(python3 "$native/scripts/ops-summary.py" "$out/$tag/ops.json" "$out/$tag.jsonl" 2>&1 | head -1)"
+    done
   done
   ;;
 kernels)
