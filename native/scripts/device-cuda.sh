@@ -23,6 +23,16 @@ bin=$build/bin
 stages=${*:-build ops mem train}
 jobs=$(nproc)
 log() { echo "[$(date -u +%H:%M:%S)] $*" | tee -a "$out/summary.txt"; }
+# One sequence per step, LoRA r 8 alpha 16, GPU memory sampled by nvidia-smi, the run logged:
+# train_run TAG MODEL CTX STEPS TIMEOUT LOGFILE [VAR=value ...] (the variables set for hone-train)
+train_run() {
+  local tag=$1 model=$2 ctx=$3 steps=$4 limit=$5 logf=$6; shift 6
+  nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$out/smi-$tag.txt" & local smi=$!
+  env "$@" timeout "$limit" "$bin/hone-train" --model "$model" --data "$dev/text.txt" --out "$out/$tag" \
+    --backend cuda --steps "$steps" --ctx "$ctx" --batch 1 --rank 8 --alpha 16 --json > "$out/$tag.jsonl" 2>> "$logf"
+  local rc=$?; kill $smi 2>/dev/null
+  log "$tag: exit $rc, peak GPU $(sort -n "$out/smi-$tag.txt" | tail -1) MiB used (nvidia-smi); $(python3 "$native/scripts/ops-summary.py" "$out/$tag/ops.json" "$out/$tag.jsonl" 2>&1)"
+}
 
 log "card: $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader)"
 log "stages: $stages"
@@ -97,12 +107,7 @@ attn)
     first=1
     for ctx in ${ATTN_CTX:-2048 8192 16384}; do
       for fused in 1 ${first:+${ATTN_UNFUSED-0}}; do
-        tag=$shape-$ctx-fused$fused
-        nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$out/smi-$tag.txt" & smi=$!
-        HONE_FUSED_ATTENTION=$fused timeout ${ATTN_TIMEOUT:-240} "$bin/hone-train" --model "$m" --data "$dev/text.txt" --out "$out/$tag" \
-          --backend cuda --steps ${ATTN_STEPS:-5} --ctx $ctx --batch 1 --rank 8 --alpha 16 --json > "$out/$tag.jsonl" 2>> "$out/attn.log"
-        rc=$?; kill $smi 2>/dev/null
-        log "$tag: exit $rc, peak GPU $(sort -n "$out/smi-$tag.txt" | tail -1) MiB used (nvidia-smi); $(python3 "$native/scripts/ops-summary.py" "$out/$tag/ops.json" "$out/$tag.jsonl" 2>&1)"
+        train_run "$shape-$ctx-fused$fused" "$m" "$ctx" "${ATTN_STEPS:-5}" "${ATTN_TIMEOUT:-240}" "$out/attn.log" HONE_FUSED_ATTENTION=$fused
       done
       if [ -n "$first" ] && [ "${ATTN_PROFILE:-1}" = 1 ]; then
         HONE_FUSED_ATTENTION=1 timeout 240 "$bin/hone-train" --model "$m" --data "$dev/text.txt" --out "$out/$shape-$ctx-prof" --backend cuda \
@@ -153,12 +158,7 @@ fa-fused)
   [ -f "$m" ] || "$bin/hone-train" make-model ${spec[qwen3-4b]} --type q4_k_m --out "$m" 2>> "$out/fa-fused.log"
   for ctx in ${FA_FUSED_CTX:-2048 8192}; do
     for fused in 0 1; do
-      tag=qwen3-4b-$ctx-fabf$fused
-      nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$out/smi-$tag.txt" & smi=$!
-      GGML_CUDA_FA_BACK_FUSED=$fused timeout ${FA_FUSED_TIMEOUT:-120} "$bin/hone-train" --model "$m" --data "$dev/text.txt" --out "$out/$tag" \
-        --backend cuda --steps ${FA_FUSED_STEPS:-5} --ctx $ctx --batch 1 --rank 8 --alpha 16 --json > "$out/$tag.jsonl" 2>> "$out/fa-fused.log"
-      rc=$?; kill $smi 2>/dev/null
-      log "$tag: exit $rc, peak GPU $(sort -n "$out/smi-$tag.txt" | tail -1) MiB used; $(python3 "$native/scripts/ops-summary.py" "$out/$tag/ops.json" "$out/$tag.jsonl" 2>&1 | head -1)"
+      train_run "qwen3-4b-$ctx-fabf$fused" "$m" "$ctx" "${FA_FUSED_STEPS:-5}" "${FA_FUSED_TIMEOUT:-120}" "$out/fa-fused.log" GGML_CUDA_FA_BACK_FUSED=$fused
     done
   done
   ;;
