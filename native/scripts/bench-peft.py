@@ -9,16 +9,9 @@ import time
 
 import torch
 from peft import LoraConfig, get_peft_model
-from transformers import AutoModelForCausalLM, LlamaConfig, Qwen2Config, Qwen3Config
+from transformers import AutoModelForCausalLM
 
-SHAPES = {
-    "qwen2.5-0.5b": (Qwen2Config, dict(hidden_size=896, num_hidden_layers=24, num_attention_heads=14, num_key_value_heads=2,
-                                       intermediate_size=4864, vocab_size=151936, tie_word_embeddings=True)),
-    "llama-3.2-1b": (LlamaConfig, dict(hidden_size=2048, num_hidden_layers=16, num_attention_heads=32, num_key_value_heads=8,
-                                       intermediate_size=8192, vocab_size=128256, tie_word_embeddings=True)),
-    "qwen3-4b": (Qwen3Config, dict(hidden_size=2560, num_hidden_layers=36, num_attention_heads=32, num_key_value_heads=8,
-                                   head_dim=128, intermediate_size=9728, vocab_size=151936, tie_word_embeddings=True)),
-}
+from bench_peft_shapes import SHAPES
 
 ap = argparse.ArgumentParser()
 ap.add_argument("shape", choices=SHAPES)
@@ -28,7 +21,7 @@ ap.add_argument("--ctx", type=int, default=2048)
 a = ap.parse_args()
 
 cls, kw = SHAPES[a.shape]
-config = cls(**kw, max_position_embeddings=4096)
+config = cls(**kw, max_position_embeddings=max(4096, a.ctx))
 with torch.device("cuda"):
     model = AutoModelForCausalLM.from_config(config, attn_implementation="sdpa").to(torch.bfloat16)
 model = get_peft_model(model, LoraConfig(r=8, lora_alpha=16, lora_dropout=0.0,

@@ -2,7 +2,7 @@
 # GPU runs for the CUDA work, on a machine with nvcc, cmake and ninja but no Node and no
 # network. Builds ggml-cuda + hone-train + test-backend-ops from the llama.cpp bundle with
 # our patches, then runs the stages named on the command line, logging under $OUT.
-#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops] [oom] [attn] [attn-fit] [kernels] [fa-fused] [ops-mm-add] [moe-archs] [ops-out-prod-add] [moe] [mmq-big] [moe-make] [moe-big] [norm-spike] [ns-ops] [delta-net] [gemma4] [grad-agree]
+#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops] [oom] [attn] [attn-fit] [kernels] [peft-fit] [fa-fused] [ops-mm-add] [moe-archs] [ops-out-prod-add] [moe] [mmq-big] [moe-make] [moe-big] [norm-spike] [ns-ops] [delta-net] [gemma4] [grad-agree]
 # Inputs (ignored by git, carried to the machine): .device/gitRelease.bundle (from the pinned
 # node-llama-cpp tarball), .device/text.txt (training text) and optionally .device/native.tar
 # (`git archive HEAD native`: build a committed snapshot instead of the working tree).
@@ -37,6 +37,9 @@ train_run() {
 log "card: $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader)"
 log "stages: $stages"
 
+# SKIP_BUILD=1: stages that run no binary of ours (peft-fit), e.g. on the GPU while another
+# invocation builds on the CPUs
+if [ "${SKIP_BUILD:-0}" != 1 ]; then
 . "$root/native/scripts/device-source.sh"
 prepare_source "$src" "$native/patches" "$dev/gitRelease.bundle" || { log "preparing the llama.cpp source failed"; exit 1; }
 t0=$(date +%s)
@@ -48,6 +51,7 @@ cmake -S "$native" -B "$build" -G Ninja -DHONE_LLAMA_DIR="$src" -DCMAKE_BUILD_TY
 cmake --build "$build" -j "$jobs" --target ${BUILD_TARGETS:-hone-train test-backend-ops hone-test-out-prod-cuda-mem} > "$out/build.log" 2>&1 \
   || { grep -E "error|FAILED" "$out/build.log" | head -20; exit 1; }
 log "build: $(( $(date +%s) - t0 )) s"
+fi
 
 vocab() { echo "$src/models/ggml-vocab-$1.gguf"; }
 
@@ -159,6 +163,19 @@ fa-fused)
   for ctx in ${FA_FUSED_CTX:-2048 8192}; do
     for fused in 0 1; do
       train_run "qwen3-4b-$ctx-fabf$fused" "$m" "$ctx" "${FA_FUSED_STEPS:-5}" "${FA_FUSED_TIMEOUT:-120}" "$out/fa-fused.log" GGML_CUDA_FA_BACK_FUSED=$fused
+    done
+  done
+  ;;
+peft-fit)
+  # PyTorch + PEFT's longest Qwen3-4B sequence within a 24 GiB and an 80 GiB card (the cap
+  # leaves 512 MiB for the CUDA context, as attn-fit does for Hone), without and with
+  # activation checkpointing. Runs no binary of ours: with SKIP_BUILD=1 it can use the GPU while
+  # another invocation builds.
+  for card in ${PEFT_FIT_CARDS:-24 80}; do
+    for ck in "" --checkpointing; do
+      timeout ${PEFT_FIT_TIMEOUT:-200} python3 "$native/scripts/peft-fit.py" qwen3-4b --cap-mib $(( card * 1024 - 512 )) $ck \
+        >> "$out/peft-fit.jsonl" 2>> "$out/peft-fit.log"
+      log "qwen3-4b peft ${card} GiB ${ck:-(no checkpointing)}: exit $? $(tail -1 "$out/peft-fit.jsonl")"
     done
   done
   ;;
