@@ -21,7 +21,7 @@ test('OUT_PROD with a quantized src0 (patch 0001) and the shapes of patch 0011\'
   assert.equal(r.code, 0);
 });
 
-test('backward of GELU, TANH and split GEGLU (patch 0005), NORM (patch 0006), flash attention (patch 0007) and cross-entropy from class indices (patch 0009): test-backend-ops grad cases pass on the CPU', () => {
+test('backward of GELU, TANH and split GEGLU (patch 0005), NORM (patch 0006), flash attention (patches 0007, 0017) and cross-entropy from class indices (patch 0009): test-backend-ops grad cases pass on the CPU', () => {
   for (const op of ['GELU', 'TANH', 'GEGLU', 'NORM', 'FLASH_ATTN_EXT', 'CROSS_ENTROPY_LOSS']) {
     const r = run(bin('test-backend-ops'), ['grad', '-o', op, '-b', 'CPU']);
     const out = r.stdout.replace(/\x1b\[[0-9;]*m/g, '');
@@ -34,6 +34,10 @@ test('backward of GELU, TANH and split GEGLU (patch 0005), NORM (patch 0006), fl
     const label = op === 'NORM' ? 'NORM(ne=' : op === 'FLASH_ATTN_EXT' ? 'FLASH_ATTN_EXT(hs=' : op === 'CROSS_ENTROPY_LOSS' ? 'labels=i32' : `${op}(type=f32`;
     const ok = out.split('\n').filter((l) => l.includes(label) && l.trim().endsWith(': OK'));
     assert.ok(ok.length >= (op === 'CROSS_ENTROPY_LOSS' ? 2 : 4), `${op}: ${ok.length} cases OK\n${out}`);
+    if (op === 'FLASH_ATTN_EXT') {
+      // both CPU paths of the backward: narrow heads (<= 32, patch 0017's transposed path) and wide ones
+      assert.ok(ok.some((l) => /hs=(8|16),/.test(l)) && ok.some((l) => /hs=48,/.test(l)), out);
+    }
     assert.doesNotMatch(out, /FAIL/);
   }
 });
