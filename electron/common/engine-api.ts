@@ -52,6 +52,8 @@ export interface TrainConfig {
   memoryLimit: number;
   /** Time every op (every other step); the op report then carries per-op times. */
   profile: boolean;
+  /** Recompute activations in the backward pass (gradient checkpointing): less memory, a slower step, the same gradients. */
+  recompute: boolean;
 }
 
 export type LengthPolicy = TrainConfig['truncate'];

@@ -39,6 +39,7 @@ export const OPTION_KINDS: { readonly [K in keyof TrainConfig]-?: OptionKind } =
   chatTemplate: 'path',
   memoryLimit: 'integer',
   profile: 'boolean',
+  recompute: 'boolean',
 };
 
 export function isOptionKey(key: string): key is keyof TrainConfig {

@@ -79,6 +79,8 @@ export interface TrainerParams {
   profile?: boolean;
   /** Bytes training may allocate per memory pool on top of the model and adapter; 0: the pool's free memory. */
   memoryLimit?: number;
+  /** Activation recomputation (gradient checkpointing): less memory, the same gradients. */
+  recompute?: boolean;
   /** Tests only: ops (ggml names, comma-separated) a stand-in primary backend refuses, so they fall back to the CPU. */
   testRefuseOps?: string;
 }

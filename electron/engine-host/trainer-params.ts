@@ -14,7 +14,7 @@ export function trainerParams(cfg: TrainConfig, extra: Pick<TrainerParams, 'chec
     nCtx: cfg.ctx, nBatch: cfg.batch, nUbatch: cfg.ubatch || cfg.batch, nSteps: cfg.steps, nEpochs: cfg.steps > 0 ? 0 : cfg.epochs,
     lr: cfg.lr, lrSchedule: cfg.schedule, warmupSteps: cfg.warmup, lrMin: cfg.lrMin, weightDecay: cfg.weightDecay,
     maxGradNorm: cfg.maxGradNorm, seed: cfg.seed, evalEvery: cfg.evalEvery, checkpointEvery: cfg.checkpointEvery,
-    keepCheckpoints: cfg.keepCheckpoints, memoryLimit: cfg.memoryLimit, profile: cfg.profile, ...testHooks(), ...extra,
+    keepCheckpoints: cfg.keepCheckpoints, memoryLimit: cfg.memoryLimit, profile: cfg.profile, recompute: cfg.recompute, ...testHooks(), ...extra,
   };
 }
 

@@ -191,7 +191,7 @@ int cmd_train(int argc, char ** argv) {
     // --test-*: for tests only (docs/ops-json.md), never saved in a run's configuration.
     std::set<std::string> options = train_option_names();
     options.insert({ "test-refuse-ops", "test-frozen-param", "test-metal-rules" });
-    Args a(argc, argv, 1, options, { "json", "dry-run", "profile" });
+    Args a(argc, argv, 1, options, { "json", "dry-run", "profile", "recompute" });
     const bool json = a.flag("json");
     const bool dry_run = a.flag("dry-run");
     const std::string test_refuse_ops = a.str("test-refuse-ops"), test_frozen_param = a.str("test-frozen-param");
@@ -230,6 +230,7 @@ int cmd_train(int argc, char ** argv) {
     if (ap.rank < 1) return report_error(json, "invalid_argument", "LoRA rank must be at least 1 (got " + std::to_string(ap.rank) + ")");
     tp.dry_run = dry_run;
     tp.profile = a.flag("profile");
+    tp.recompute = a.flag("recompute"); // same gradients: a resumed run may choose either way
     tp.memory_limit = parse_bytes(cfg["memory_limit"].get<std::string>());
     if (tp.memory_limit < 0) {
         return report_error(json, "invalid_argument", "--memory-limit must be a size in bytes, optionally with K, M or G (got '" +

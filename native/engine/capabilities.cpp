@@ -83,6 +83,7 @@ std::string defaults_json() {
         .integer("checkpoint_every", tp.checkpoint_every)
         .integer("keep_checkpoints", tp.keep_checkpoints)
         .integer("memory_limit", (long long) tp.memory_limit)
+        .boolean("recompute", tp.recompute)
         .str("loss", rp.loss == HONE_LOSS_ALL ? "all" : "assistant")
         .boolean("ignore_weights", rp.ignore_weights)
         .str("truncate", "right") // keep the first ctx + 1 tokens, as the trainer does

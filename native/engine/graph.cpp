@@ -435,7 +435,8 @@ static ggml_tensor * dense_ffn(const LayerCtx & c, ggml_tensor * x) {
     return tag(add_bias(ctx, c.mm(L.ffn_down, cur), L.b_down), "ffn_out", il);
 }
 
-ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone_adapter * ad, const ForwardInputs & in, int T, int B) {
+ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone_adapter * ad, const ForwardInputs & in, int T, int B,
+                            std::vector<ggml_tensor *> * layer_outputs) {
     const Hparams & hp = m.hp;
     const arch::Desc & d = *hp.desc;
     const bool weightless = d.norms == arch::Norms::WEIGHTLESS;
@@ -458,6 +459,7 @@ ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone
         inpL = tag(ggml_add(ctx, inpL, ggml_get_rows(ctx, m.pos_embd, in.pos)), "inp_pos_embd", -1);
     }
     ggml_tensor * embd = inpL;
+    if (layer_outputs) layer_outputs->push_back(inpL);
     ggml_tensor * pl_rows = hp.n_embd_per_layer > 0 ? per_layer_table_rows(ctx, m, in.tokens) : nullptr; // Gemma 4
     std::vector<LayerKv> kv(hp.n_layer);
     for (int il = 0; il < hp.n_layer; il++) {
@@ -487,6 +489,7 @@ ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone
             inpL = tag(add_per_layer_embedding(ctx, m, L, inpL, input, in.smooth_gelu), "per_layer_embd_out", il);
         }
         if (L.layer_scale) inpL = tag(ggml_mul(ctx, inpL, L.layer_scale), "l_out_scaled", il);
+        if (layer_outputs) layer_outputs->push_back(inpL);
     }
     ggml_tensor * cur = norm(ctx, hp, inpL, m.output_norm, m.output_norm_b);
     if (in.row_mask) cur = ggml_mul(ctx, cur, in.row_mask);
@@ -507,7 +510,7 @@ TrainingLoss build_training_loss(ggml_context * ctx, const hone_model & m, const
     t.in.attention_backend = attention_backend;
     t.li = make_loss_inputs(ctx, T * B);
     t.in.row_mask = t.li.loss_mask;
-    t.loss = build_loss(ctx, build_forward(ctx, m, &ad, t.in, T, B), t.li);
+    t.loss = build_loss(ctx, build_forward(ctx, m, &ad, t.in, T, B, &t.layer_outputs), t.li);
     ggml_set_output(t.loss);
     ggml_set_loss(t.loss);
     return t;

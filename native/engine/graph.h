@@ -66,7 +66,8 @@ ForwardInputs make_forward_inputs(ggml_context * ctx, const Hparams & hp, int T,
 void set_positions(const ForwardInputs & in, const std::vector<int32_t> & pos);
 
 // Logits [n_vocab, T*B].
-ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone_adapter * ad, const ForwardInputs & in, int T, int B);
+ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone_adapter * ad, const ForwardInputs & in, int T, int B,
+                            std::vector<ggml_tensor *> * layer_outputs = nullptr);
 
 struct LossInputs {
     ggml_tensor * targets = nullptr;    // I32 [T*B], the target token of each row, -1 on rows without loss
@@ -88,6 +89,7 @@ struct TrainingLoss {
     ForwardInputs in;
     LossInputs li;
     ggml_tensor * loss = nullptr; // flagged as the graph's output and loss
+    std::vector<ggml_tensor *> layer_outputs; // the embeddings, then each layer's output: recomputation's checkpoints
 };
 
 // The loss of B sequences of T tokens through the model and adapter, with its inputs (the

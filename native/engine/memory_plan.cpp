@@ -148,9 +148,10 @@ void check_plan_fits(const MemoryPlan & plan, const PlanShape & shape) {
         const bool limited = plan.limit > 0 && p.limit_bytes == (uint64_t) plan.limit;
         fail(HONE_E_MEMORY,
              "the training plan does not fit in %s memory: it needs %s (%s) but %s %s; lower the context (%d tokens), the "
-             "micro-batch (%d sequence(s)), the LoRA rank (%d) or the number of targeted tensors (%zu)",
+             "micro-batch (%d sequence(s)), the LoRA rank (%d) or the number of targeted tensors (%zu)%s",
              p.name.c_str(), mib(p.plan_bytes).c_str(), pool_parts(plan, p).c_str(), mib(p.limit_bytes).c_str(),
-             limited ? "is the memory limit" : "is free", shape.n_ctx, shape.n_ubatch, shape.rank, shape.n_targets);
+             limited ? "is the memory limit" : "is free", shape.n_ctx, shape.n_ubatch, shape.rank, shape.n_targets,
+             shape.recompute ? "" : ", or turn on activation recomputation (less memory, a slower step)");
     }
 }
 

@@ -69,6 +69,7 @@ struct PlanGraph {
 struct PlanShape {
     int n_ctx = 0, n_ubatch = 0, rank = 0;
     size_t n_targets = 0;
+    bool recompute = false; // activation recomputation already on: not advised again
 };
 
 // Captures every pool's free memory and the process's own memory before the trainer

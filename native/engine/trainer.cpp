@@ -8,6 +8,7 @@
 #include "metal_rules_backend.h"
 #include "model.h"
 #include "optimizer.h"
+#include "recompute.h"
 #include "refusing_backend.h"
 #include "schedule.h"
 
@@ -65,7 +66,8 @@ static ggml_tensor * mark_frozen_param(hone_trainer & tr) {
 static void build_graphs(hone_trainer & tr) {
     hone_model & m = *tr.model;
     hone_adapter & ad = *tr.adapter;
-    const size_t gsize = training_graph_size(m.hp, tr.T);
+    // recomputation adds a clone of (at most) every forward node to the backward graph
+    const size_t gsize = training_graph_size(m.hp, tr.T) * (tr.p.recompute ? 2 : 1);
     ggml_init_params ip = { ggml_tensor_overhead() * gsize * 2 + 2 * ggml_graph_overhead_custom(gsize, true), nullptr, true };
     tr.ctx_compute = ggml_init(ip);
     ggml_context * ctx = tr.ctx_compute;
@@ -109,10 +111,13 @@ static void build_graphs(hone_trainer & tr) {
     tr.gb = ggml_graph_dup(ctx, tr.gf, true);
     ggml_build_backward_expand(ctx, tr.gb, accs.data());
     tr.opt.build(tr.ctx_state, params_and_grads);
-    tr.sources.save(tr.gb);
     for (int i = 0; i < ggml_graph_n_nodes(tr.gb); i++) {
         if (ggml_graph_node(tr.gb, i) == tr.loss) { tr.n_forward_nodes = i + 1; break; }
     }
+    if (tr.p.recompute) {
+        recompute_activations(ctx, tr.gb, tr.n_forward_nodes, recompute_keep_set(tr.gb, tr.n_forward_nodes, tl.layer_outputs));
+    }
+    tr.sources.save(tr.gb);
     for (ggml_tensor * t : ad.trainable()) tr.trainable.insert(t);
     tr.waste = find_gradient_waste(tr.gb, tr.n_forward_nodes, tr.trainable);
 
@@ -360,7 +365,7 @@ static bool every(int32_t n, int64_t step, bool last) { return (n > 0 && step % 
 namespace hone {
 
 PlanShape plan_shape(const hone_trainer & tr) {
-    return { tr.T, tr.B, tr.adapter->params.rank, tr.adapter->pairs.size() };
+    return { tr.T, tr.B, tr.adapter->params.rank, tr.adapter->pairs.size(), tr.p.recompute };
 }
 
 // The parts of the trainer a checkpoint holds or fills.
@@ -413,6 +418,7 @@ hone_train_params hone_train_default_params(void) {
     p.dry_run = false;
     p.profile = false;
     p.memory_limit = 0;
+    p.recompute = false;
     return p;
 }
 

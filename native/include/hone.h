@@ -177,6 +177,9 @@ typedef struct {
     int64_t memory_limit;   // bytes the trainer may allocate in each memory pool (system memory, each GPU) on top
                             // of the model and adapter; 0: the pool's free memory. hone_trainer_init refuses a
                             // plan that does not fit (HONE_E_MEMORY, naming the sizes and what to lower)
+    bool recompute;         // activation recomputation (gradient checkpointing): only each layer's output lives
+                            // until the backward pass, which recomputes the rest a layer at a time; less memory,
+                            // about one more forward pass of time. Same gradients.
 } hone_train_params;
 
 hone_train_params hone_train_default_params(void);

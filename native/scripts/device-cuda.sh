@@ -2,7 +2,7 @@
 # GPU runs for the CUDA work, on a machine with nvcc, cmake and ninja but no Node and no
 # network. Builds ggml-cuda + hone-train + test-backend-ops from the llama.cpp bundle with
 # our patches, then runs the stages named on the command line, logging under $OUT.
-#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops] [oom] [attn] [attn-fit] [kernels] [peft-fit] [fa-fused] [ops-mm-add] [moe-archs] [ops-out-prod-add] [moe] [mmq-big] [moe-make] [moe-big] [norm-spike] [ns-ops] [delta-net] [gemma4] [grad-agree]
+#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops] [oom] [attn] [attn-fit] [kernels] [recompute] [peft-fit] [fa-fused] [ops-mm-add] [moe-archs] [ops-out-prod-add] [moe] [mmq-big] [moe-make] [moe-big] [norm-spike] [ns-ops] [delta-net] [gemma4] [grad-agree]
 # Inputs (ignored by git, carried to the machine): .device/gitRelease.bundle (from the pinned
 # node-llama-cpp tarball), .device/text.txt (training text) and optionally .device/native.tar
 # (`git archive HEAD native`: build a committed snapshot instead of the working tree).
@@ -24,12 +24,13 @@ stages=${*:-build ops mem train}
 jobs=$(nproc)
 log() { echo "[$(date -u +%H:%M:%S)] $*" | tee -a "$out/summary.txt"; }
 # One sequence per step, LoRA r 8 alpha 16, GPU memory sampled by nvidia-smi, the run logged:
-# train_run TAG MODEL CTX STEPS TIMEOUT LOGFILE [VAR=value ...] (the variables set for hone-train)
+# train_run TAG MODEL CTX STEPS TIMEOUT LOGFILE [VAR=value ...] (the variables set for hone-train);
+# TRAIN_FLAGS: more hone-train flags (e.g. --recompute)
 train_run() {
   local tag=$1 model=$2 ctx=$3 steps=$4 limit=$5 logf=$6; shift 6
   nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$out/smi-$tag.txt" & local smi=$!
   env "$@" timeout "$limit" "$bin/hone-train" --model "$model" --data "$dev/text.txt" --out "$out/$tag" \
-    --backend cuda --steps "$steps" --ctx "$ctx" --batch 1 --rank 8 --alpha 16 --json > "$out/$tag.jsonl" 2>> "$logf"
+    --backend cuda --steps "$steps" --ctx "$ctx" --batch 1 --rank 8 --alpha 16 --json ${TRAIN_FLAGS:-} > "$out/$tag.jsonl" 2>> "$logf"
   local rc=$?; kill $smi 2>/dev/null
   log "$tag: exit $rc, peak GPU $(sort -n "$out/smi-$tag.txt" | tail -1) MiB used (nvidia-smi); $(python3 "$native/scripts/ops-summary.py" "$out/$tag/ops.json" "$out/$tag.jsonl" 2>&1)"
 }
@@ -128,8 +129,9 @@ attn-fit)
   # at the 24 GiB length with its measured peak.
   m=$work/qwen3-4b-q4_k_m.gguf
   [ -f "$m" ] || "$bin/hone-train" make-model ${spec[qwen3-4b]} --type q4_k_m --out "$m" 2>> "$out/attn.log"
+  # FIT_FLAGS: more hone-train flags for every plan and run (e.g. --recompute)
   fits() { HONE_FUSED_ATTENTION=${FIT_FUSED:-1} "$bin/hone-train" --model "$m" --data "$dev/text.txt" --out "$out/fit-$2-$1" --backend cuda --steps 1 \
-             --ctx $1 --rank 8 --alpha 16 --dry-run --memory-limit $2 --json > "$out/fit-$2-$1.jsonl" 2>> "$out/attn.log"; }
+             --ctx $1 --rank 8 --alpha 16 --dry-run --memory-limit $2 --json ${FIT_FLAGS:-} > "$out/fit-$2-$1.jsonl" 2>> "$out/attn.log"; }
   # --memory-limit bounds what training allocates on top of the weights and adapter; a card of
   # 24 or 80 GiB also holds those and the CUDA context (~0.5 GiB), so the limit for a card is
   # its size less both (the resident bytes from a dry run's plan)
@@ -141,11 +143,11 @@ attn-fit)
     lo=0; hi=1024
     while fits $hi $limit && [ $hi -le 262144 ]; do lo=$hi; hi=$((hi*2)); done
     while [ $((hi - lo)) -gt 256 ]; do mid=$(( (lo + hi) / 512 * 256 )); if fits $mid $limit; then lo=$mid; else hi=$mid; fi; done
-    log "qwen3-4b fused=${FIT_FUSED:-1}: longest sequence that trains on a ${card} GiB card (plan within $(( limit / 1048576 )) MiB): $lo tokens (refused at $hi)"
+    log "qwen3-4b fused=${FIT_FUSED:-1} ${FIT_FLAGS:-}: longest sequence that trains on a ${card} GiB card (plan within $(( limit / 1048576 )) MiB): $lo tokens (refused at $hi)"
     [ $card = 24 ] && [ $lo -gt 0 ] && {
       nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$out/smi-fit.txt" & smi=$!
       HONE_FUSED_ATTENTION=${FIT_FUSED:-1} timeout 240 "$bin/hone-train" --model "$m" --data "$dev/text.txt" --out "$out/fit-run" --backend cuda --steps 3 \
-        --ctx $lo --rank 8 --alpha 16 --json > "$out/fit-run.jsonl" 2>> "$out/attn.log"
+        --ctx $lo --rank 8 --alpha 16 --json ${FIT_FLAGS:-} > "$out/fit-run.jsonl" 2>> "$out/attn.log"
       rc=$?; kill $smi 2>/dev/null
       log "qwen3-4b at $lo tokens: exit $rc, peak GPU $(sort -n "$out/smi-fit.txt" | tail -1) MiB used (nvidia-smi); $(python3 "$native/scripts/ops-summary.py" "$out/fit-run/ops.json" "$out/fit-run.jsonl" 2>&1)"
     }
@@ -177,6 +179,16 @@ peft-fit)
         >> "$out/peft-fit.jsonl" 2>> "$out/peft-fit.log"
       log "qwen3-4b peft ${card} GiB ${ck:-(no checkpointing)}: exit $? $(tail -1 "$out/peft-fit.jsonl")"
     done
+  done
+  ;;
+recompute)
+  # Activation recomputation (--recompute) against the plain graph on Qwen3-4B: speed, peak and
+  # losses at RECOMPUTE_CTX tokens (the losses must match: the same gradients).
+  m=$work/qwen3-4b-q4_k_m.gguf
+  [ -f "$m" ] || "$bin/hone-train" make-model ${spec[qwen3-4b]} --type q4_k_m --out "$m" 2>> "$out/recompute.log"
+  for ctx in ${RECOMPUTE_CTX:-2048 8192}; do
+    train_run "qwen3-4b-$ctx-plain" "$m" "$ctx" "${RECOMPUTE_STEPS:-5}" "${RECOMPUTE_TIMEOUT:-150}" "$out/recompute.log"
+    TRAIN_FLAGS=--recompute train_run "qwen3-4b-$ctx-recompute" "$m" "$ctx" "${RECOMPUTE_STEPS:-5}" "${RECOMPUTE_TIMEOUT:-150}" "$out/recompute.log"
   done
   ;;
 kernels)

@@ -10,6 +10,7 @@ import { describe, test } from 'node:test';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fuseGateUpExperts } from '../helpers/fuse-experts.ts';
+import { DELTA_NET_KV, DELTA_NET_TENSORS, GEMMA4_KV } from '../helpers/arch-probes.ts';
 import { copiedTensor, rewriteGguf } from '../helpers/gguf-rewrite.ts';
 import { bin, honeTrain, run, tempDir, vocab } from '../helpers/native.ts';
 
@@ -24,15 +25,6 @@ const TEXT = 'Once upon a time, there was a little dog named Max. He loved to ru
 const GELU_TABLE = 1e-3;
 // steps, lr: Gemma 2 (norms after every block, soft caps) moves the probe's loss more slowly.
 // probe: probe-arch arguments beyond --kv (tensors a loader reads as optional that the graph needs).
-// Qwen3.5: 4 layers (delta-net, delta-net, delta-net, attention), 2 key heads tiled over 4 value heads of 16.
-const DELTA_NET_KV = 'block_count=4,ssm.conv_kernel=4,ssm.state_size=16,ssm.group_count=2,ssm.time_step_rank=4,ssm.inner_size=64';
-const DELTA_NET_TENSORS = ['--layer-tensors', 'attn_qkv.weight@0:1:2,attn_gate.weight@0:1:2'];
-// Gemma 4: layers 0 and 2 windowed (3 positions) with heads of 8 rotating 8 at base 500, layer 1
-// global with heads of 16; layer 2 computes no K and V and attends to layer 0's (shared_kv_layers=1),
-// so layer 0's K/V gradients come through both; per-layer embeddings of 8; logits soft-capped.
-const GEMMA4_KV = 'attention.sliding_window=3,attention.key_length=16,attention.value_length=16,attention.key_length_swa=8,' +
-  'attention.value_length_swa=8,rope.dimension_count=16,rope.dimension_count_swa=8,rope.freq_base_swa=500,' +
-  'embedding_length_per_layer_input=8,final_logit_softcapping=3.0';
 const COHERE2MOE_KV = 'block_count=5,expert_count=4,expert_used_count=2,expert_feed_forward_length=32,leading_dense_block_count=1,' +
   'expert_shared_count=1,attention.sliding_window=3,attention.sliding_window_pattern=2,logit_scale=0.5';
 // eps, vector: the gradient check's step and vector bound where 1e-2 and 1e-3 do not hold. Gemma 4's

@@ -33,7 +33,7 @@ async function setup(t: object, config: Partial<TrainConfig>) {
     model, data: [join(dir, 'chats.jsonl'), join(dir, 'notes.txt')], out: run, evalData: [], evalSplit: 0, evalEvery: 0, rank: 8, alpha: 16, targets: 'all',
     lr: 2e-4, schedule: 'cosine', warmup: 3, lrMin: 2e-5, weightDecay: 0.01, maxGradNorm: 1, steps: 40, epochs: 1, ctx: 256, batch: 4, ubatch: 2,
     seed: 7, backend: 'cpu', gpuPrecision: 'bf16', threads: 1, checkpointEvery: 0, keepCheckpoints: 3, loss: 'assistant', ignoreWeights: false,
-    truncate: 'drop', chatTemplate: '', memoryLimit: 0, profile: false, ...config,
+    truncate: 'drop', chatTemplate: '', memoryLimit: 0, profile: false, recompute: false, ...config,
   };
   writeFileSync(join(run, 'config.json'), JSON.stringify(full));
   // the run's token statistics: the long example was dropped by the length policy
@@ -93,6 +93,7 @@ test('the dataset as Hone trained on it: chat JSONL with weights, text apart, th
   assert.equal(y.excess_length_strategy, 'drop');
   assert.equal(y.micro_batch_size, 2);
   assert.equal(y.gradient_accumulation_steps, 2);
+  assert.equal(y.gradient_checkpointing, undefined, 'the run did not recompute activations');
   assert.equal(y.weight_decay, 0.01);
   assert.equal(y.seed, 7);
   assert.deepEqual(y.datasets.map((d: { path: string; type: string }) => [d.path, d.type]), [['train.jsonl', 'chat_template'], ['train-text.jsonl', 'completion']]);
@@ -106,8 +107,8 @@ test('the dataset as Hone trained on it: chat JSONL with weights, text apart, th
   assert.deepEqual(res.commands, [`cd ${out} && axolotl train axolotl.yaml`]);
 });
 
-test('the run\'s own split, loss all, epochs, a constant schedule with warm-up, a template override', async (t) => {
-  const { dir, run } = await setup(t, { evalSplit: 0.5, loss: 'all', steps: 0, epochs: 2, schedule: 'constant', warmup: 5, chatTemplate: '', truncate: 'left' });
+test('the run\'s own split, loss all, epochs, a constant schedule with warm-up, a template override, recomputed activations', async (t) => {
+  const { dir, run } = await setup(t, { evalSplit: 0.5, loss: 'all', steps: 0, epochs: 2, schedule: 'constant', warmup: 5, chatTemplate: '', truncate: 'left', recompute: true });
   writeFileSync(join(dir, 't.jinja'), '{% for m in messages %}{{ m.content }}{% endfor %}');
   writeFileSync(join(run, 'config.json'), JSON.stringify({ ...JSON.parse(readFileSync(join(run, 'config.json'), 'utf8')), chatTemplate: join(dir, 't.jinja') }));
   const res = await createExport({ run, format: 'axolotl', out: join(dir, 'ax') }, noDeps);
@@ -126,6 +127,7 @@ test('the run\'s own split, loss all, epochs, a constant schedule with warm-up, 
   assert.ok(y.test_datasets.some((d: { path: string }) => d.path === 'eval.jsonl'));
   assert.equal(y.datasets[0].train_on_eos, 'all');
   assert.equal(y.excess_length_strategy, 'truncate');
+  assert.equal(y.gradient_checkpointing, true, 'recomputed activations: Axolotl\'s gradient checkpointing');
   assert.match(res.notes.join('\n'), /truncated long examples on the left/);
 });
 

@@ -27,7 +27,7 @@ export const AXOLOTL_CONFIG = 'axolotl.yaml';
 /** The settings the export reads; a hone-train config.json may lack some (the engine's defaults fill them). */
 export type RecipeConfig = Pick<TrainConfig,
   'data' | 'evalData' | 'evalSplit' | 'seed' | 'loss' | 'ignoreWeights' | 'truncate' | 'ctx' | 'batch' | 'ubatch' | 'lr' | 'schedule' |
-  'warmup' | 'lrMin' | 'weightDecay' | 'maxGradNorm' | 'steps' | 'epochs' | 'evalEvery' | 'chatTemplate'> & { beta1?: number; beta2?: number; eps?: number };
+  'warmup' | 'lrMin' | 'weightDecay' | 'maxGradNorm' | 'steps' | 'epochs' | 'evalEvery' | 'chatTemplate'> & { beta1?: number; beta2?: number; eps?: number; recompute?: boolean };
 
 /** The messages with every `weight` set as Hone's mask has it: 1 for a message that carries loss. */
 export function weighted(messages: ChatMessage[], loss: TrainConfig['loss'], ignoreWeights: boolean): ChatMessage[] {
@@ -261,6 +261,7 @@ export function axolotlYaml(x: AxolotlInputs): { text: string; notes: string[] }
     `gradient_accumulation_steps: ${Math.max(1, Math.round(c.batch / ubatch))}`,
     'optimizer: adamw_torch',
   );
+  if (c.recompute) L.push('gradient_checkpointing: true  # Hone recomputed activations (the same gradients)');
   if (c.truncate === 'left') notes.push("Hone truncated long examples on the left (kept their last tokens); Axolotl's truncate keeps the first");
   if (c.beta1 !== undefined) L.push(`adam_beta1: ${yamlFloat(c.beta1)}`);
   if (c.beta2 !== undefined) L.push(`adam_beta2: ${yamlFloat(c.beta2)}`);

@@ -187,6 +187,11 @@ export function SettingsView() {
               <NumberField label="Micro-batch" value={config.ubatch} onChange={set('ubatch')} integer min={1} max={config.batch} hint={accumulation ? `${accumulation} micro-batch(es) accumulated per step` : undefined} />
               <SelectField label="Loss on" value={config.loss} options={[{ value: 'assistant', label: 'Assistant turns' }, { value: 'all', label: 'Every token' }]} onChange={set('loss')} />
             </div>
+            <Checkbox
+              label="Recompute activations (less memory for long contexts, a slower step; the same gradients)"
+              checked={!!config.recompute}
+              onChange={(v) => setSetting('recompute', v)}
+            />
           </Card>
           <Card title="Evaluation">
             <div className="form-grid">

@@ -1,0 +1,25 @@
+// Activation recomputation (gradient checkpointing): the backward pass reads recomputed copies
+// of the forward's activations instead of the originals, so that the originals die with the
+// forward pass and only the checkpoints (each layer's output) live until the backward.
+#pragma once
+
+#include "ggml.h"
+
+#include <unordered_set>
+#include <vector>
+
+namespace hone {
+
+// Rewrites `gb` (forward nodes [0, n_forward), then the backward) in place: every backward
+// node's source or view source that is a forward node outside `keep` becomes a clone of it,
+// built recursively from `keep`, the graph's leafs and other clones, and placed just before the
+// first backward node that reads it. Returns the number of clones added. The graph must have
+// room for them (its size) and `ctx` for their tensor objects.
+int recompute_activations(ggml_context * ctx, ggml_cgraph * gb, int n_forward, const std::unordered_set<const ggml_tensor *> & keep);
+
+// The forward nodes worth keeping when recomputing: `checkpoints` (the layers' outputs) and every
+// forward node that does not lead to the last of them (the output head and the loss), which
+// would cost as much to recompute as it saves.
+std::unordered_set<const ggml_tensor *> recompute_keep_set(ggml_cgraph * gb, int n_forward, const std::vector<ggml_tensor *> & checkpoints);
+
+} // namespace hone

@@ -1,0 +1,99 @@
+/**
+ * Activation recomputation (`--recompute`, gradient checkpointing): the backward pass reads
+ * clones of the forward's activations, rebuilt from each layer's output, so the originals die
+ * with the forward pass. The gradients must be the very ones of the plain graph: on the CPU the
+ * recomputed values are the same computations on the same inputs, so losses and gradient norms
+ * agree to the last bits. Checked on stories260K and on probe models of the layouts with the
+ * most unusual graphs (shared K/V across layers, per-layer embeddings, experts, soft caps and
+ * windows, gated delta-net recurrences), and the plan shows what it saves.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { DELTA_NET_KV, DELTA_NET_TENSORS, GEMMA4_KV } from '../helpers/arch-probes.ts';
+import { requireFixture } from '../helpers/fixtures.ts';
+import { honeTrain, makeModel, tempDir, vocab, type RunResult } from '../helpers/native.ts';
+import { relDiff } from '../helpers/train-data.ts';
+
+const TEXT = 'Once upon a time, there was a little dog named Max. He loved to run in the park with his red ball. ';
+
+// probe-arch arguments of each layout (as in architectures.test.ts)
+const PROBES: Record<string, string[]> = {
+  'gemma4 (shared K/V, per-layer embeddings, windows, soft-capped logits)': ['--arch', 'gemma4', '--kv',
+    `block_count=3,attention.sliding_window_pattern=1:0:1,attention.shared_kv_layers=1,${GEMMA4_KV}`,
+    '--layer-tensors', 'attn_v.weight@0,layer_output_scale.weight@1'],
+  'gemma4 with experts': ['--arch', 'gemma4', '--kv', `block_count=3,attention.sliding_window_pattern=1:0:1,${GEMMA4_KV},expert_count=4,` +
+    'expert_used_count=2,expert_feed_forward_length=32', '--layer-tensors', 'ffn_gate_inp.weight@0:2,ffn_down_exps.scale@0:2'],
+  'gemma2 (soft-capped scores, windows)': ['--arch', 'gemma2', '--kv',
+    'attention.sliding_window=3,rope.freq_base_swa=500,attn_logit_softcapping=2.0,final_logit_softcapping=3.0'],
+  'qwen35 (gated delta-net)': ['--arch', 'qwen35', '--kv', DELTA_NET_KV, ...DELTA_NET_TENSORS],
+};
+
+function steps(r: RunResult) {
+  return r.events.filter((e) => e.type === 'step');
+}
+
+function nodes(dir: string): number {
+  return JSON.parse(readFileSync(join(dir, 'ops.json'), 'utf8')).nodes.length;
+}
+
+describe('activation recomputation', () => {
+  const dir = tempDir();
+  const data = join(dir, 'text.txt');
+  writeFileSync(data, TEXT.repeat(12));
+
+  // the same run with and without --recompute: same losses and gradient norms, more nodes
+  function compare(model: string, name: string, ctx: number, stepsN = 3) {
+    const args = ['--model', model, '--data', data, '--steps', String(stepsN), '--ctx', String(ctx), '--lr', '5e-2', '--json'];
+    const plain = honeTrain([...args, '--out', join(dir, `${name}-plain`)]);
+    assert.equal(plain.code, 0, plain.stderr);
+    const re = honeTrain([...args, '--out', join(dir, `${name}-re`), '--recompute']);
+    assert.equal(re.code, 0, re.stderr);
+    const a = steps(plain), b = steps(re);
+    assert.equal(b.length, stepsN);
+    for (let i = 0; i < stepsN; i++) {
+      assert.ok(relDiff(b[i].loss, a[i].loss) <= 1e-6, `${name} step ${i + 1} loss: ${b[i].loss} vs ${a[i].loss}`);
+      assert.ok(relDiff(b[i].grad_norm, a[i].grad_norm) <= 1e-5, `${name} step ${i + 1} grad norm: ${b[i].grad_norm} vs ${a[i].grad_norm}`);
+    }
+    // the clones are there: the backward reads recomputed activations, not the forward's
+    assert.ok(nodes(join(dir, `${name}-re`)) > nodes(join(dir, `${name}-plain`)), 'recomputation adds nodes');
+  }
+
+  test('stories260K: the same losses and gradient norms with --recompute, from a graph with the clones', (t) => {
+    const model = requireFixture(t, 'stories260K.gguf');
+    if (!model) return;
+    compare(model, 'stories', 64, 4);
+  });
+
+  for (const [name, probe] of Object.entries(PROBES)) {
+    test(`${name}: the same losses and gradient norms with --recompute`, () => {
+      const model = join(dir, `${name.split(' ')[0]}-${Object.keys(PROBES).indexOf(name)}.gguf`);
+      const p = honeTrain(['probe-arch', '--vocab-from', vocab('llama-spm'), '--out', model, '--json', ...probe]);
+      assert.equal(p.code, 0, p.stdout + p.stderr);
+      compare(model, `probe${Object.keys(PROBES).indexOf(name)}`, 32);
+    });
+  }
+
+  test('the memory plan at 1024 tokens: recomputation holds a fraction of the activations, and a plan that does not fit advises it', () => {
+    // 16 layers: the layers' activations, not the kept [32000, 1024] logits, are most of the plain plan
+    const model = makeModel(dir, { arch: 'llama', embd: 256, layers: 16, heads: 4, kvHeads: 2, ff: 768, type: 'q8_0', vocab: 'llama-spm' });
+    const args = (out: string) => ['--model', model, '--data', data, '--out', join(dir, out), '--steps', '1', '--ctx', '1024', '--json'];
+    const computeBytes = (r: RunResult) => {
+      assert.equal(r.code, 0, r.stderr);
+      const plan = r.events.find((x) => x.type === 'plan')!;
+      return plan.memory.items.find((i: { what: string }) => i.what === 'compute_buffer').bytes as number;
+    };
+    const plain = computeBytes(honeTrain([...args('plan-plain'), '--dry-run']));
+    const re = computeBytes(honeTrain([...args('plan-re'), '--dry-run', '--recompute']));
+    assert.ok(re < 0.5 * plain, `compute buffer ${re} with recomputation against ${plain} without`);
+    // a limit between the two: refused without recomputation, naming it; trained with it
+    const limit = String(Math.round((plain + re) / 2));
+    const refused = honeTrain([...args('limit-plain'), '--memory-limit', limit]);
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stdout + refused.stderr, /does not fit in CPU memory.*or turn on activation recomputation/);
+    const trained = honeTrain([...args('limit-re'), '--memory-limit', limit, '--recompute']);
+    assert.equal(trained.code, 0, trained.stderr);
+    assert.equal(steps(trained).length, 1);
+  });
+});
