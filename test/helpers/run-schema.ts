@@ -18,7 +18,7 @@ const config: Schema = {
     ubatch: int, seed: int, backend: str, gpuPrecision: str, threads: int, checkpointEvery: int, keepCheckpoints: int, memoryLimit: int,
   },
   // the app's dataset options; hone-train's AdamW constants
-  optional: { loss: str, ignoreWeights: bool, truncate: str, chatTemplate: str, profile: bool, beta1: num, beta2: num, eps: num, flashAttn: bool },
+  optional: { loss: str, ignoreWeights: bool, truncate: str, chatTemplate: str, profile: bool, recompute: bool, beta1: num, beta2: num, eps: num, flashAttn: bool },
 };
 
 export const runSchema: Schema = {
