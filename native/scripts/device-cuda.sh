@@ -160,6 +160,10 @@ fa-fused)
   GGML_CUDA_FA_BACK_BF16=1 GGML_CUDA_FA_BACK_FUSED=1 timeout 240 "$bin/test-backend-ops" test -b CUDA0 -o FLASH_ATTN_BACK > "$out/ops-fa-fused.log" 2>&1
   log "FLASH_ATTN_BACK fused (patch 0016): $(grep -E 'tests passed' "$out/ops-fa-fused.log" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$out/ops-fa-fused.log") FAIL"
   grep -E 'FAIL|NMSE' "$out/ops-fa-fused.log" | head -8 | sed 's/^/    /' | tee -a "$out/summary.txt"
+  # the looping dK/dV form (per KV head, no partials) on the same cases
+  GGML_CUDA_FA_BACK_BF16=1 GGML_CUDA_FA_BACK_FUSED=1 GGML_CUDA_FA_BACK_FUSED_SPLIT=0 timeout 240 "$bin/test-backend-ops" test -b CUDA0 -o FLASH_ATTN_BACK > "$out/ops-fa-fused-loop.log" 2>&1
+  log "FLASH_ATTN_BACK fused, looping dK/dV: $(grep -E 'tests passed' "$out/ops-fa-fused-loop.log" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$out/ops-fa-fused-loop.log") FAIL"
+  grep -E 'FAIL' "$out/ops-fa-fused-loop.log" | head -4 | sed 's/^/    /' | tee -a "$out/summary.txt"
   m=$work/qwen3-4b-q4_k_m.gguf
   [ -f "$m" ] || "$bin/hone-train" make-model ${spec[qwen3-4b]} --type q4_k_m --out "$m" 2>> "$out/fa-fused.log"
   for ctx in ${FA_FUSED_CTX:-2048 8192}; do
