@@ -225,7 +225,7 @@ class CreateWorker : public TrainerWorker {
     }
     ~CreateWorker() override { delete st; }
     void Execute() override {
-        const hone_train_test_hooks hooks{ st->test_refuse_ops.empty() ? nullptr : st->test_refuse_ops.c_str(), nullptr, nullptr };
+        const hone_train_test_hooks hooks{ st->test_refuse_ops.empty() ? nullptr : st->test_refuse_ops.c_str(), nullptr, nullptr, 0 };
         status = hone_trainer_init_test(mh, ah, &p, &hooks, &st->trainer, &err);
     }
     void settle(Napi::Env env) override {

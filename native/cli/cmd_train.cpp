@@ -190,7 +190,7 @@ static int dry_run_report(bool json, hone_trainer * trainer, const std::string &
 int cmd_train(int argc, char ** argv) {
     // --test-*: for tests only (docs/ops-json.md), never saved in a run's configuration.
     std::set<std::string> options = train_option_names();
-    options.insert({ "test-refuse-ops", "test-frozen-param", "test-metal-rules" });
+    options.insert({ "test-refuse-ops", "test-frozen-param", "test-metal-rules", "test-head-chunk-rows" });
     Args a(argc, argv, 1, options, { "json", "dry-run", "profile", "recompute" });
     const bool json = a.flag("json");
     const bool dry_run = a.flag("dry-run");
@@ -240,6 +240,7 @@ int cmd_train(int argc, char ** argv) {
     if (a.has("test-refuse-ops")) test_hooks.refuse_ops = test_refuse_ops.c_str();
     if (a.has("test-frozen-param")) test_hooks.frozen_param = test_frozen_param.c_str();
     if (a.has("test-metal-rules")) test_hooks.metal_rules = test_metal_rules.c_str();
+    if (a.has("test-head-chunk-rows")) test_hooks.head_chunk_rows = (int) a.integer("test-head-chunk-rows", 0);
     if (a.has("test-frozen-param") && !dry_run) return report_error(json, "invalid_argument", "--test-frozen-param needs --dry-run (a base weight is never trained)");
     const double eval_split = cfg["eval_split"];
     if (eval_split < 0.0 || eval_split >= 1.0) return report_error(json, "invalid_argument", "--eval-split must be in [0, 1) (got " + std::to_string(eval_split) + ")");

@@ -435,8 +435,8 @@ static ggml_tensor * dense_ffn(const LayerCtx & c, ggml_tensor * x) {
     return tag(add_bias(ctx, c.mm(L.ffn_down, cur), L.b_down), "ffn_out", il);
 }
 
-ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone_adapter * ad, const ForwardInputs & in, int T, int B,
-                            std::vector<ggml_tensor *> * layer_outputs) {
+ggml_tensor * build_trunk(ggml_context * ctx, const hone_model & m, const hone_adapter * ad, const ForwardInputs & in, int T, int B,
+                          std::vector<ggml_tensor *> * layer_outputs) {
     const Hparams & hp = m.hp;
     const arch::Desc & d = *hp.desc;
     const bool weightless = d.norms == arch::Norms::WEIGHTLESS;
@@ -493,6 +493,13 @@ ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone
     }
     ggml_tensor * cur = norm(ctx, hp, inpL, m.output_norm, m.output_norm_b);
     if (in.row_mask) cur = ggml_mul(ctx, cur, in.row_mask);
+    return cur;
+}
+
+ggml_tensor * build_head(ggml_context * ctx, const hone_model & m, const hone_adapter * ad, ggml_tensor * cur) {
+    const Hparams & hp = m.hp;
+    const arch::Desc & d = *hp.desc;
+    SharedProducts shared;
     ggml_tensor * logits = add_bias(ctx, lora_mm(ctx, ad, m.output, cur, shared), m.output_b);
     if (hp.final_softcap > 0.0f) {
         logits = ggml_scale(ctx, ggml_tanh(ctx, ggml_scale(ctx, logits, 1.0f / hp.final_softcap)), hp.final_softcap);
@@ -503,14 +510,47 @@ ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone
     return logits;
 }
 
+ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone_adapter * ad, const ForwardInputs & in, int T, int B,
+                            std::vector<ggml_tensor *> * layer_outputs) {
+    return build_head(ctx, m, ad, build_trunk(ctx, m, ad, in, T, B, layer_outputs));
+}
+
+int head_chunk_rows(const Hparams & hp) {
+    // the largest power of two of rows whose F32 logits stay within the bound
+    const int64_t bound = HEAD_CHUNK_BYTES / ((int64_t) std::max(hp.n_vocab, 1) * (int64_t) sizeof(float));
+    int rows = 16;
+    while ((int64_t) rows * 2 <= bound) rows *= 2;
+    return rows;
+}
+
 TrainingLoss build_training_loss(ggml_context * ctx, const hone_model & m, const hone_adapter & ad, int T, int B,
-                                 ggml_backend_t attention_backend) {
+                                 ggml_backend_t attention_backend, int chunk_rows) {
     TrainingLoss t;
     t.in = make_forward_inputs(ctx, m.hp, T, B);
     t.in.attention_backend = attention_backend;
     t.li = make_loss_inputs(ctx, T * B);
     t.in.row_mask = t.li.loss_mask;
-    t.loss = build_loss(ctx, build_forward(ctx, m, &ad, t.in, T, B, &t.layer_outputs), t.li);
+    ggml_tensor * cur = build_trunk(ctx, m, &ad, t.in, T, B, &t.layer_outputs);
+    const int rows = T * B;
+    if (chunk_rows <= 0 || chunk_rows >= rows) {
+        t.loss = build_loss(ctx, build_head(ctx, m, &ad, cur), t.li);
+    } else {
+        // the head and the cross-entropy per chunk of rows, each chunk's mean weighted by its
+        // share of the rows: the same mean over all rows
+        t.head_input = cur;
+        ggml_tensor * sum = nullptr;
+        for (int r0 = 0; r0 < rows; r0 += chunk_rows) {
+            const int n = std::min(chunk_rows, rows - r0);
+            ggml_tensor * x = ggml_view_2d(ctx, cur, cur->ne[0], n, cur->nb[1], (size_t) r0 * cur->nb[1]);
+            ggml_tensor * logits = build_head(ctx, m, &ad, x);
+            t.head_logits.push_back(logits);
+            ggml_tensor * targets = ggml_view_1d(ctx, t.li.targets, n, (size_t) r0 * ggml_element_size(t.li.targets));
+            ggml_tensor * ce = ggml_scale(ctx, ggml_cross_entropy_loss(ctx, logits, targets), (float) n / (float) rows);
+            sum = sum ? ggml_add(ctx, sum, ce) : ce;
+        }
+        t.loss = ggml_mul(ctx, sum, t.li.loss_scale);
+        ggml_set_name(t.loss, "loss");
+    }
     ggml_set_output(t.loss);
     ggml_set_loss(t.loss);
     return t;

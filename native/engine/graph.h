@@ -68,6 +68,18 @@ void set_positions(const ForwardInputs & in, const std::vector<int32_t> & pos);
 // Logits [n_vocab, T*B].
 ggml_tensor * build_forward(ggml_context * ctx, const hone_model & m, const hone_adapter * ad, const ForwardInputs & in, int T, int B,
                             std::vector<ggml_tensor *> * layer_outputs = nullptr);
+// build_forward in two parts: the layers and the final norm (times the row mask), [n_embd,
+// T*B], then the output head over any rows of it.
+ggml_tensor * build_trunk(ggml_context * ctx, const hone_model & m, const hone_adapter * ad, const ForwardInputs & in, int T, int B,
+                          std::vector<ggml_tensor *> * layer_outputs = nullptr);
+ggml_tensor * build_head(ggml_context * ctx, const hone_model & m, const hone_adapter * ad, ggml_tensor * cur);
+
+// With recomputation the head and the loss run in chunks of rows whose F32 logits stay within
+// this bound: each chunk's logits are rebuilt just before their backward, so one chunk's live
+// at a time instead of [n_vocab, T*B].
+constexpr int64_t HEAD_CHUNK_BYTES = 256ll << 20;
+// Rows per chunk for the model's vocabulary: a power of two, at least 16.
+int head_chunk_rows(const Hparams & hp);
 
 struct LossInputs {
     ggml_tensor * targets = nullptr;    // I32 [T*B], the target token of each row, -1 on rows without loss
@@ -90,13 +102,17 @@ struct TrainingLoss {
     LossInputs li;
     ggml_tensor * loss = nullptr; // flagged as the graph's output and loss
     std::vector<ggml_tensor *> layer_outputs; // the embeddings, then each layer's output: recomputation's checkpoints
+    ggml_tensor * head_input = nullptr;        // in chunks only: the final norm's output the chunks read
+    std::vector<ggml_tensor *> head_logits;    // in chunks only: each chunk's logits (recomputed, not kept)
 };
 
 // The loss of B sequences of T tokens through the model and adapter, with its inputs (the
 // loss mask also zeroes masked rows before the head): what training and the gradient check share.
 // `attention_backend`: see ForwardInputs (tests schedule a stand-in GPU first).
+// `chunk_rows` > 0 and below T*B: the head and the loss in chunks of that many rows (the same
+// loss up to rounding).
 TrainingLoss build_training_loss(ggml_context * ctx, const hone_model & m, const hone_adapter & ad, int T, int B,
-                                 ggml_backend_t attention_backend = nullptr);
+                                 ggml_backend_t attention_backend = nullptr, int chunk_rows = 0);
 
 // Uploads the causal masks for T tokens. With ALiBi each head's plane holds its bias,
 // slope * -(distance), with ggml's slopes: ggml has no backward for SOFT_MAX's own ALiBi, so

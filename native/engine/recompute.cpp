@@ -71,7 +71,8 @@ struct Rewriter {
 
 } // namespace
 
-std::unordered_set<const ggml_tensor *> recompute_keep_set(ggml_cgraph * gb, int n_forward, const std::vector<ggml_tensor *> & checkpoints) {
+std::unordered_set<const ggml_tensor *> recompute_keep_set(ggml_cgraph * gb, int n_forward, const std::vector<ggml_tensor *> & checkpoints,
+                                                           const std::vector<ggml_tensor *> & rebuilt) {
     std::unordered_set<const ggml_tensor *> keep(checkpoints.begin(), checkpoints.end());
     if (checkpoints.empty()) return keep;
     // the ancestors of the last checkpoint: the layers' work; every other forward node is kept
@@ -87,6 +88,18 @@ std::unordered_set<const ggml_tensor *> recompute_keep_set(ggml_cgraph * gb, int
     for (int i = 0; i < n_forward; i++) {
         const ggml_tensor * t = ggml_graph_node(gb, i);
         if (!ancestors.count(t)) keep.insert(t);
+    }
+    // each rebuilt tensor and what it is built from, back to the checkpoints
+    const std::unordered_set<const ggml_tensor *> stops(checkpoints.begin(), checkpoints.end());
+    std::unordered_set<const ggml_tensor *> seen;
+    todo.assign(rebuilt.begin(), rebuilt.end());
+    while (!todo.empty()) {
+        const ggml_tensor * t = todo.back();
+        todo.pop_back();
+        if (stops.count(t) || !seen.insert(t).second) continue;
+        keep.erase(t);
+        for (int s = 0; s < GGML_MAX_SRC; s++) if (t->src[s]) todo.push_back(t->src[s]);
+        if (t->view_src) todo.push_back(t->view_src);
     }
     return keep;
 }

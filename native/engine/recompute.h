@@ -19,7 +19,9 @@ int recompute_activations(ggml_context * ctx, ggml_cgraph * gb, int n_forward, c
 
 // The forward nodes worth keeping when recomputing: `checkpoints` (the layers' outputs) and every
 // forward node that does not lead to the last of them (the output head and the loss), which
-// would cost as much to recompute as it saves.
-std::unordered_set<const ggml_tensor *> recompute_keep_set(ggml_cgraph * gb, int n_forward, const std::vector<ggml_tensor *> & checkpoints);
+// would cost as much to recompute as it saves, except what leads to one of `rebuilt` from the
+// checkpoints (the logits of a head in chunks: each is rebuilt just before its backward).
+std::unordered_set<const ggml_tensor *> recompute_keep_set(ggml_cgraph * gb, int n_forward, const std::vector<ggml_tensor *> & checkpoints,
+                                                           const std::vector<ggml_tensor *> & rebuilt = {});
 
 } // namespace hone

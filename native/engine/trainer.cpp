@@ -66,8 +66,12 @@ static ggml_tensor * mark_frozen_param(hone_trainer & tr) {
 static void build_graphs(hone_trainer & tr) {
     hone_model & m = *tr.model;
     hone_adapter & ad = *tr.adapter;
-    // recomputation adds a clone of (at most) every forward node to the backward graph
-    const size_t gsize = training_graph_size(m.hp, tr.T) * (tr.p.recompute ? 2 : 1);
+    // with recomputation the head runs in chunks of rows (their logits rebuilt before their backward)
+    const int chunk_rows = !tr.p.recompute ? 0 : tr.test_head_chunk_rows > 0 ? tr.test_head_chunk_rows : head_chunk_rows(m.hp);
+    const size_t n_chunks = chunk_rows > 0 ? ((size_t) tr.T * tr.B + chunk_rows - 1) / chunk_rows : 0;
+    // recomputation adds a clone of (at most) every forward node to the backward graph; a chunk
+    // of the head has fewer than 64 nodes of forward, backward and clones together
+    const size_t gsize = training_graph_size(m.hp, tr.T) * (tr.p.recompute ? 2 : 1) + 64 * n_chunks;
     ggml_init_params ip = { ggml_tensor_overhead() * gsize * 2 + 2 * ggml_graph_overhead_custom(gsize, true), nullptr, true };
     tr.ctx_compute = ggml_init(ip);
     ggml_context * ctx = tr.ctx_compute;
@@ -78,7 +82,7 @@ static void build_graphs(hone_trainer & tr) {
     HONE_CHECK_ARG(tr.test_refuse_ops.empty() || tr.test_metal_rules.empty(), "refusing ops and Metal's rules are two test backends: choose one");
     if (!tr.test_refuse_ops.empty()) tr.test_backend = refusing_backend_init(tr.test_refuse_ops, m.n_threads);
     if (!tr.test_metal_rules.empty()) tr.test_backend = metal_rules_backend_init(tr.test_metal_rules, m.n_threads);
-    const TrainingLoss tl = build_training_loss(ctx, m, ad, tr.T, tr.B, tr.test_backend);
+    const TrainingLoss tl = build_training_loss(ctx, m, ad, tr.T, tr.B, tr.test_backend, chunk_rows);
     tr.in = tl.in;
     tr.li = tl.li;
     tr.loss = tl.loss;
@@ -115,7 +119,9 @@ static void build_graphs(hone_trainer & tr) {
         if (ggml_graph_node(tr.gb, i) == tr.loss) { tr.n_forward_nodes = i + 1; break; }
     }
     if (tr.p.recompute) {
-        recompute_activations(ctx, tr.gb, tr.n_forward_nodes, recompute_keep_set(tr.gb, tr.n_forward_nodes, tl.layer_outputs));
+        std::vector<ggml_tensor *> checkpoints = tl.layer_outputs;
+        if (tl.head_input) checkpoints.push_back(tl.head_input);
+        recompute_activations(ctx, tr.gb, tr.n_forward_nodes, recompute_keep_set(tr.gb, tr.n_forward_nodes, checkpoints, tl.head_logits));
     }
     tr.sources.save(tr.gb);
     for (ggml_tensor * t : ad.trainable()) tr.trainable.insert(t);
@@ -460,6 +466,7 @@ hone_status hone_trainer_init_test(hone_model * model, hone_adapter * adapter, c
         tr->test_refuse_ops = hooks && hooks->refuse_ops ? hooks->refuse_ops : "";
         tr->test_frozen_param = hooks && hooks->frozen_param ? hooks->frozen_param : "";
         tr->test_metal_rules = hooks && hooks->metal_rules ? hooks->metal_rules : "";
+        tr->test_head_chunk_rows = hooks ? hooks->head_chunk_rows : 0;
         tr->p.checkpoint_dir = nullptr; // the owned copies are the ones used
         tr->p.run_config_json = nullptr;
         tr->T = p.n_ctx;

@@ -17,6 +17,8 @@ typedef struct {
                                // detector at work; dry runs only (the base is never updated)
     const char * metal_rules;  // a Metal GPU family ("apple7", "metal3", "apple6"): schedule a CPU backend instance
                                // that accepts exactly what Metal would there, to see a Mac's placement anywhere
+    int head_chunk_rows;       // > 0: with recomputation, the head's chunks of this many rows instead of the
+                               // vocabulary's (a small vocabulary never needs chunks)
 } hone_train_test_hooks;
 
 // hone_trainer_init with test hooks (NULL, or NULL fields: none).
