@@ -523,6 +523,13 @@ int head_chunk_rows(const Hparams & hp) {
     return rows;
 }
 
+// the mean cross-entropy over all rows times the step's loss scale
+static ggml_tensor * scaled_loss(ggml_context * ctx, ggml_tensor * mean_ce, const LossInputs & li) {
+    ggml_tensor * loss = ggml_mul(ctx, mean_ce, li.loss_scale);
+    ggml_set_name(loss, "loss");
+    return loss;
+}
+
 TrainingLoss build_training_loss(ggml_context * ctx, const hone_model & m, const hone_adapter & ad, int T, int B,
                                  ggml_backend_t attention_backend, int chunk_rows) {
     TrainingLoss t;
@@ -548,8 +555,7 @@ TrainingLoss build_training_loss(ggml_context * ctx, const hone_model & m, const
             ggml_tensor * ce = ggml_scale(ctx, ggml_cross_entropy_loss(ctx, logits, targets), (float) n / (float) rows);
             sum = sum ? ggml_add(ctx, sum, ce) : ce;
         }
-        t.loss = ggml_mul(ctx, sum, t.li.loss_scale);
-        ggml_set_name(t.loss, "loss");
+        t.loss = scaled_loss(ctx, sum, t.li);
     }
     ggml_set_output(t.loss);
     ggml_set_loss(t.loss);
@@ -571,10 +577,7 @@ LossInputs make_loss_inputs(ggml_context * ctx, int n_rows) {
 ggml_tensor * build_loss(ggml_context * ctx, ggml_tensor * logits, const LossInputs & li) {
     // class indices (patch 0009): no one-hot [n_vocab, rows] labels; the logits' gradient
     // takes the logits' place (the allocator runs the backward in place)
-    ggml_tensor * ce = ggml_cross_entropy_loss(ctx, logits, li.targets); // mean over all rows
-    ggml_tensor * loss = ggml_mul(ctx, ce, li.loss_scale);
-    ggml_set_name(loss, "loss");
-    return loss;
+    return scaled_loss(ctx, ggml_cross_entropy_loss(ctx, logits, li.targets), li); // mean over all rows
 }
 
 } // namespace hone

@@ -69,7 +69,7 @@ describe('activation recomputation', () => {
   });
 
   test('stories260K: the head and the loss in chunks of 16 rows give the same losses and gradient norms', (t) => {
-    // a 512-token vocabulary never needs chunks: the test hook asks for them (4 chunks of 64 rows)
+    // a 512-token vocabulary never needs chunks: the test hook asks for them (4 chunks at 64 tokens)
     const model = requireFixture(t, 'stories260K.gguf');
     if (!model) return;
     compare(model, 'stories-chunks', 64, 4, ['--test-head-chunk-rows', '16']);
