@@ -97,9 +97,10 @@ attn)
   done
   GGML_CUDA_FA_BACK_BLOCK=32 timeout 240 "$bin/test-backend-ops" test -b CUDA0 -o FLASH_ATTN_BACK > "$out/ops-FLASH_ATTN_BACK-block32.log" 2>&1
   log "FLASH_ATTN_BACK in 32-query blocks: $(grep -E 'tests passed' "$out/ops-FLASH_ATTN_BACK-block32.log" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$out/ops-FLASH_ATTN_BACK-block32.log") FAIL"
-  # the BF16 products the engine's default precision asks for, in one block and in 32-query blocks
+  # patch 0008's BF16 products (the fused backward of patch 0016 off), in one block and in
+  # 32-query blocks
   for blk in 0 32; do
-    GGML_CUDA_FA_BACK_BF16=1 GGML_CUDA_FA_BACK_BLOCK=$blk timeout 240 "$bin/test-backend-ops" test -b CUDA0 -o FLASH_ATTN_BACK > "$out/ops-FLASH_ATTN_BACK-bf16-$blk.log" 2>&1
+    GGML_CUDA_FA_BACK_BF16=1 GGML_CUDA_FA_BACK_FUSED=0 GGML_CUDA_FA_BACK_BLOCK=$blk timeout 240 "$bin/test-backend-ops" test -b CUDA0 -o FLASH_ATTN_BACK > "$out/ops-FLASH_ATTN_BACK-bf16-$blk.log" 2>&1
     log "FLASH_ATTN_BACK BF16 (block ${blk/#0/auto}): $(grep -E 'tests passed' "$out/ops-FLASH_ATTN_BACK-bf16-$blk.log" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$out/ops-FLASH_ATTN_BACK-bf16-$blk.log") FAIL"
     grep -E 'FAIL' "$out/ops-FLASH_ATTN_BACK-bf16-$blk.log" | head -4 | sed 's/^/    /' | tee -a "$out/summary.txt"
   done
@@ -154,7 +155,8 @@ attn-fit)
   done
   ;;
 fa-fused)
-  # Patch 0016's fused FLASH_ATTN_BACK (opt-in, GGML_CUDA_FA_BACK_FUSED=1 with BF16 products):
+  # Patch 0016's fused FLASH_ATTN_BACK (the default with BF16 products; GGML_CUDA_FA_BACK_FUSED=0
+  # falls back to patch 0008):
   # the op against the CPU (the eligible cases run fused, the rest patch 0008's path), then
   # Qwen3-4B training at FA_FUSED_CTX tokens with the fused backward off and on in one call.
   GGML_CUDA_FA_BACK_BF16=1 GGML_CUDA_FA_BACK_FUSED=1 timeout 240 "$bin/test-backend-ops" test -b CUDA0 -o FLASH_ATTN_BACK > "$out/ops-fa-fused.log" 2>&1
