@@ -14,6 +14,7 @@
 #endif
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <unordered_map>
 #include <vector>
@@ -102,6 +103,79 @@ std::unordered_set<const ggml_tensor *> recompute_keep_set(ggml_cgraph * gb, int
         if (t->view_src) todo.push_back(t->view_src);
     }
     return keep;
+}
+
+namespace {
+
+bool is_view(ggml_op op) { return op == GGML_OP_VIEW || op == GGML_OP_RESHAPE || op == GGML_OP_PERMUTE || op == GGML_OP_TRANSPOSE; }
+
+// One pass over memory (elementwise, per row, or rows gathered from a table): cheaper to redo than
+// to hold until the backward. An op computed in place (a view that is not a view op) is never
+// redone: its clone would write into the original.
+bool cheap(const ggml_tensor * t) {
+    if (t->view_src && !is_view(t->op)) return false;
+    switch (t->op) {
+        case GGML_OP_RMS_NORM: case GGML_OP_NORM: case GGML_OP_MUL: case GGML_OP_ADD: case GGML_OP_SCALE:
+        case GGML_OP_ROPE: case GGML_OP_GLU: case GGML_OP_UNARY: case GGML_OP_CONT: case GGML_OP_GET_ROWS:
+        case GGML_OP_VIEW: case GGML_OP_RESHAPE: case GGML_OP_PERMUTE: case GGML_OP_TRANSPOSE:
+            return true;
+        default:
+            return false;
+    }
+}
+
+// the tensor whose memory t is (ggml points a view of a view at the first one's source)
+const ggml_tensor * owner(const ggml_tensor * t) { return t->view_src ? t->view_src : t; }
+
+} // namespace
+
+std::unordered_set<const ggml_tensor *> selective_keep_set(ggml_cgraph * gb, int n_forward, int64_t min_elements) {
+    std::unordered_set<const ggml_tensor *> forward, redo;
+    for (int i = 0; i < n_forward; i++) {
+        const ggml_tensor * t = ggml_graph_node(gb, i);
+        forward.insert(t);
+        if (t->op != GGML_OP_NONE && cheap(t) && (is_view(t->op) || ggml_nelements(t) >= min_elements)) redo.insert(t);
+    }
+    std::unordered_set<const ggml_tensor *> read; // the forward tensors the backward reads
+    for (int i = n_forward; i < ggml_graph_n_nodes(gb); i++) {
+        const ggml_tensor * t = ggml_graph_node(gb, i);
+        for (int s = 0; s < GGML_MAX_SRC; s++) if (t->src[s] && forward.count(t->src[s])) read.insert(t->src[s]);
+        if (t->view_src && forward.count(t->view_src)) read.insert(t->view_src);
+    }
+    // A tensor is redone only from parameters, inputs, other redone tensors and memory the
+    // backward keeps anyway. Dropping one can disqualify its readers (or, when the backward
+    // reads it, keep its memory alive for them), so each pass judges against the set as the
+    // pass began, until nothing changes.
+    for (;;) {
+        std::unordered_set<const ggml_tensor *> alive;
+        for (const ggml_tensor * r : read) if (!redo.count(r)) alive.insert(owner(r));
+        const auto usable = [&](const ggml_tensor * s) {
+            return !s || !forward.count(s) || s->op == GGML_OP_NONE || redo.count(s) || alive.count(owner(s));
+        };
+        std::vector<const ggml_tensor *> dropped;
+        for (const ggml_tensor * t : redo) {
+            bool ok = usable(t->view_src);
+            for (int s = 0; ok && s < GGML_MAX_SRC; s++) ok = usable(t->src[s]);
+            if (!ok) dropped.push_back(t);
+        }
+        if (dropped.empty()) break;
+        for (const ggml_tensor * t : dropped) redo.erase(t);
+    }
+    // a view of kept memory saves nothing when redone (its memory lives on); it stays as it is
+    for (auto it = redo.begin(); it != redo.end();) {
+        if (is_view((*it)->op) && !redo.count(owner(*it))) it = redo.erase(it); else ++it;
+    }
+    std::unordered_set<const ggml_tensor *> keep;
+    for (const ggml_tensor * t : forward) if (!redo.count(t)) keep.insert(t);
+    return keep;
+}
+
+bool selective_recompute_allowed() {
+    static const bool allowed = [] {
+        const char * v = std::getenv("HONE_SELECTIVE_RECOMPUTE");
+        return !(v && std::strcmp(v, "0") == 0);
+    }();
+    return allowed;
 }
 
 int recompute_activations(ggml_context * ctx, ggml_cgraph * gb, int n_forward, const std::unordered_set<const ggml_tensor *> & keep) {

@@ -24,4 +24,15 @@ int recompute_activations(ggml_context * ctx, ggml_cgraph * gb, int n_forward, c
 std::unordered_set<const ggml_tensor *> recompute_keep_set(ggml_cgraph * gb, int n_forward, const std::vector<ggml_tensor *> & checkpoints,
                                                            const std::vector<ggml_tensor *> & rebuilt = {});
 
+// Selective recomputation, on whenever full recomputation is off: the forward nodes worth keeping
+// are all but the cheap elementwise ones (norms, RoPE, gated activations, scales, sums, views)
+// that can be rebuilt from tensors the backward reads anyway, so a layer's normalised inputs,
+// rotated Q and K and the FFN's activation no longer live until the backward. A rebuilt tensor
+// never keeps alive anything the backward would not have read; tensors of fewer than
+// `min_elements` are kept (their clones would save nothing).
+std::unordered_set<const ggml_tensor *> selective_keep_set(ggml_cgraph * gb, int n_forward, int64_t min_elements);
+
+// HONE_SELECTIVE_RECOMPUTE=0 turns selective recomputation off (to measure what it costs).
+bool selective_recompute_allowed();
+
 } // namespace hone

@@ -69,9 +69,10 @@ static void build_graphs(hone_trainer & tr) {
     // with recomputation the head runs in chunks of rows (their logits rebuilt before their backward)
     const int chunk_rows = !tr.p.recompute ? 0 : tr.test_head_chunk_rows > 0 ? tr.test_head_chunk_rows : head_chunk_rows(m.hp);
     const size_t n_chunks = chunk_rows > 0 ? ((size_t) tr.T * tr.B + chunk_rows - 1) / chunk_rows : 0;
-    // recomputation adds a clone of (at most) every forward node to the backward graph; a chunk
-    // of the head has fewer than 64 nodes of forward, backward and clones together
-    const size_t gsize = training_graph_size(m.hp, tr.T) * (tr.p.recompute ? 2 : 1) + 64 * n_chunks;
+    // recomputation, full or selective, adds a clone of (at most) every forward node to the
+    // backward graph; a chunk of the head has fewer than 64 nodes of forward, backward and clones
+    const bool selective = !tr.p.recompute && selective_recompute_allowed();
+    const size_t gsize = training_graph_size(m.hp, tr.T) * (tr.p.recompute || selective ? 2 : 1) + 64 * n_chunks;
     ggml_init_params ip = { ggml_tensor_overhead() * gsize * 2 + 2 * ggml_graph_overhead_custom(gsize, true), nullptr, true };
     tr.ctx_compute = ggml_init(ip);
     ggml_context * ctx = tr.ctx_compute;
@@ -122,6 +123,10 @@ static void build_graphs(hone_trainer & tr) {
         std::vector<ggml_tensor *> checkpoints = tl.layer_outputs;
         if (tl.head_input) checkpoints.push_back(tl.head_input);
         recompute_activations(ctx, tr.gb, tr.n_forward_nodes, recompute_keep_set(tr.gb, tr.n_forward_nodes, checkpoints, tl.head_logits));
+    } else if (selective) {
+        // tensors under a quarter of a layer's input are kept: a rank-r product's clone saves nothing
+        const int64_t min_elements = (int64_t) m.hp.n_embd * tr.T * tr.B / 4;
+        recompute_activations(ctx, tr.gb, tr.n_forward_nodes, selective_keep_set(tr.gb, tr.n_forward_nodes, min_elements));
     }
     tr.sources.save(tr.gb);
     for (ggml_tensor * t : ad.trainable()) tr.trainable.insert(t);
