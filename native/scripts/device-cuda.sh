@@ -240,7 +240,8 @@ train)
 bench)
   # One sequence of 2048 tokens per optimizer step, LoRA r=8 alpha=16 on q/k/v/o/gate/up/down.
   # (a) patched, (b) the same build with the switch off (short: it is slow), (c) PyTorch + PEFT.
-  # BENCH_MODES="patched nographs" adds a run without CUDA graphs.
+  # BENCH_MODES="patched nographs" adds a run without CUDA graphs, "noselective" one without
+  # selective recomputation.
   for shape in ${BENCH_SHAPES:-qwen2.5-0.5b llama-3.2-1b qwen3-4b}; do
     m=$work/$shape-q4_k_m.gguf
     t0=$(date +%s)
@@ -251,6 +252,8 @@ bench)
       [ $mode = fallback ] && { steps=2; env_switch="GGML_CUDA_DISABLE_OUT_PROD_QUANT=1"; }
       # the same build without ggml-cuda's CUDA graphs: what capturing the step gives
       [ $mode = nographs ] && env_switch="GGML_CUDA_DISABLE_GRAPHS=1"
+      # without selective recomputation: what rebuilding norms, RoPE and SwiGLU costs and saves
+      [ $mode = noselective ] && env_switch="HONE_SELECTIVE_RECOMPUTE=0"
       nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$out/smi-$shape-$mode.txt" & smi=$!
       # BENCH_TIMEOUT bounds a run (the fallback of a 4B model takes minutes per step); the
       # steps finished before it are in the .jsonl.
