@@ -110,10 +110,9 @@ namespace {
 bool is_view(ggml_op op) { return op == GGML_OP_VIEW || op == GGML_OP_RESHAPE || op == GGML_OP_PERMUTE || op == GGML_OP_TRANSPOSE; }
 
 // One pass over memory (elementwise, per row, or rows gathered from a table): cheaper to redo than
-// to hold until the backward. An op computed in place (a view that is not a view op) is never
-// redone: its clone would write into the original.
+// to hold until the backward. (No op of a training graph is computed in place: ggml's autograd
+// refuses them, so a clone never writes into an original.)
 bool cheap(const ggml_tensor * t) {
-    if (t->view_src && !is_view(t->op)) return false;
     switch (t->op) {
         case GGML_OP_RMS_NORM: case GGML_OP_NORM: case GGML_OP_MUL: case GGML_OP_ADD: case GGML_OP_SCALE:
         case GGML_OP_ROPE: case GGML_OP_GLU: case GGML_OP_UNARY: case GGML_OP_CONT: case GGML_OP_GET_ROWS:

@@ -1,7 +1,8 @@
 // The engine's pure parts, tested through its own functions (no model file, no backend):
 // learning-rate schedules and their segments, the data order, sequence preparation and text
 // windows, the loss arithmetic, hyperparameters read per architecture from in-memory GGUF
-// headers, and checkpoint state.json encoding and decoding.
+// headers, checkpoint state.json encoding and decoding, and which activations selective
+// recomputation rebuilds.
 // One line per case: "ok <name>" or "not ok <name>: <why>" (test/native/engine-units.test.ts
 // reports each as its own test); exit code 0 when every case passes.
 #include "batch.h"
@@ -12,6 +13,7 @@
 #include "metal_switch.h"
 #include "model.h"
 #include "optimizer.h"
+#include "recompute.h"
 #include "schedule.h"
 
 #include "gguf.h"
@@ -675,12 +677,96 @@ void metal_cases() {
     });
 }
 
+// ---- Selective recomputation: which activations the backward rebuilds ---------------------------
+
+namespace {
+
+// A LoRA'd SwiGLU block on a normalised input, its graph built as the trainer builds one (no
+// memory: only the structure): n = rms_norm(x)·wn, gate = Wg·n + P·n, up = Wu·n,
+// act = swiglu(gate, up), loss = sum(D·act) with P and D trainable.
+struct SwigluBlock {
+    ggml_context * ctx;
+    ggml_cgraph * gb;
+    int n_forward = 0;
+    ggml_tensor * n, * gate, * up, * act, * scaled;
+    explicit SwigluBlock(int64_t tokens) {
+        ctx = ggml_init({ 256 * ggml_tensor_overhead() + 2 * ggml_graph_overhead_custom(512, true), nullptr, true });
+        ggml_tensor * x = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 64, tokens);
+        ggml_set_input(x);
+        ggml_tensor * wn = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 64);
+        ggml_tensor * wg = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 64, 96), * wu = ggml_dup_tensor(ctx, wg), * p = ggml_dup_tensor(ctx, wg);
+        ggml_tensor * d = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 96, 8);
+        ggml_set_param(p);
+        ggml_set_param(d);
+        n = ggml_mul(ctx, ggml_rms_norm(ctx, x, 1e-6f), wn);
+        gate = ggml_add(ctx, ggml_mul_mat(ctx, wg, n), ggml_mul_mat(ctx, p, n));
+        up = ggml_mul_mat(ctx, wu, n);
+        act = ggml_swiglu_split(ctx, gate, up);
+        ggml_set_name(n, "n");
+        ggml_set_name(gate, "gate");
+        ggml_set_name(act, "act");
+        scaled = ggml_scale(ctx, ggml_mul_mat(ctx, d, act), 0.5f);
+        ggml_tensor * loss = ggml_sum(ctx, ggml_sqr(ctx, scaled));
+        ggml_set_loss(loss);
+        ggml_cgraph * gf = ggml_new_graph_custom(ctx, 512, true);
+        ggml_build_forward_expand(gf, loss);
+        gb = ggml_graph_dup(ctx, gf, true);
+        ggml_build_backward_expand(ctx, gb, nullptr);
+        for (int i = 0; i < ggml_graph_n_nodes(gb); i++) if (ggml_graph_node(gb, i) == loss) n_forward = i + 1;
+    }
+    ~SwigluBlock() { ggml_free(ctx); }
+    // the backward's readers of t's original, and of clones of it
+    std::pair<int, int> readers(const ggml_tensor * t) const {
+        int orig = 0, clone = 0;
+        for (int i = n_forward; i < ggml_graph_n_nodes(gb); i++) {
+            const ggml_tensor * b = ggml_graph_node(gb, i);
+            for (int s = 0; s < GGML_MAX_SRC; s++) {
+                if (!b->src[s]) continue;
+                if (b->src[s] == t) orig++;
+                else if (b->src[s]->op == t->op && std::strcmp(b->src[s]->name, (std::string(t->name) + " (re)").c_str()) == 0) clone++;
+            }
+        }
+        return { orig, clone };
+    }
+};
+
+} // namespace
+
+void selective_recompute_cases() {
+    run_case("selective recomputation: the norm and SwiGLU are rebuilt; products and what only they feed are kept", [] {
+        SwigluBlock g(32);
+        const auto keep = selective_keep_set(g.gb, g.n_forward, 0);
+        CHECK(!keep.count(g.n) && !keep.count(g.n->src[0]), "the normalised input and its rms_norm are rebuilt from the input");
+        CHECK(!keep.count(g.act), "SwiGLU's output is rebuilt from gate and up, which its backward keeps");
+        CHECK(keep.count(g.gate), "gate (a sum of two products nothing else keeps) is kept");
+        CHECK(keep.count(g.up), "a product is never redone");
+        CHECK(keep.count(g.scaled), "a scale of a product nothing else keeps is kept (redoing it would keep the product)");
+    });
+    run_case("selective recomputation: the backward reads the clones, not the originals", [] {
+        SwigluBlock g(32);
+        const int n_clones = recompute_activations(g.ctx, g.gb, g.n_forward, selective_keep_set(g.gb, g.n_forward, 0));
+        CHECK(n_clones == 3, "%d clones (rms_norm, its product with the weight, SwiGLU)", n_clones);
+        for (const ggml_tensor * t : { g.n, g.act }) {
+            const auto r = g.readers(t);
+            CHECK(r.first == 0 && r.second > 0, "%s: %d backward readers of the original, %d of the clone", t->name, r.first, r.second);
+        }
+        CHECK(g.readers(g.gate).first > 0, "gate's original is read by SwiGLU's backward");
+    });
+    run_case("selective recomputation: tensors smaller than the bound are kept", [] {
+        SwigluBlock g(32);
+        const auto keep = selective_keep_set(g.gb, g.n_forward, 64 * 32 + 1); // n (64 x 32) just under it, act (96 x 32) over
+        CHECK(keep.count(g.n), "the normalised input under the bound is kept");
+        CHECK(!keep.count(g.act), "SwiGLU's output over the bound is rebuilt");
+    });
+}
+
 int main() {
     metal_cases();
     schedule_cases();
     data_order_cases();
     sequence_cases();
     hparams_cases();
+    selective_recompute_cases();
     const fs::path root = temp_root();
     checkpoint_cases(root);
     std::error_code ec;
