@@ -1,15 +1,11 @@
 #include "fused_attention.h"
 
-#include <cstdlib>
-#include <cstring>
+#include "env_switch.h"
 
 namespace hone {
 
 bool fused_attention_allowed() {
-    static const bool allowed = [] {
-        const char * v = std::getenv("HONE_FUSED_ATTENTION");
-        return !(v && std::strcmp(v, "0") == 0);
-    }();
+    static const bool allowed = env_switch_on("HONE_FUSED_ATTENTION");
     return allowed;
 }
 

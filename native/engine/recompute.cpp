@@ -1,5 +1,6 @@
 #include "recompute.h"
 
+#include "env_switch.h"
 #include "error.h"
 
 // struct ggml_cgraph: the node order, hash set and use counts rewritten here (its static
@@ -14,7 +15,6 @@
 #endif
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <unordered_map>
 #include <vector>
@@ -107,8 +107,6 @@ std::unordered_set<const ggml_tensor *> recompute_keep_set(ggml_cgraph * gb, int
 
 namespace {
 
-bool is_view(ggml_op op) { return op == GGML_OP_VIEW || op == GGML_OP_RESHAPE || op == GGML_OP_PERMUTE || op == GGML_OP_TRANSPOSE; }
-
 // One pass over memory (elementwise, per row, or rows gathered from a table): cheaper to redo than
 // to hold until the backward. (No op of a training graph is computed in place: ggml's autograd
 // refuses them, so a clone never writes into an original.)
@@ -133,7 +131,7 @@ std::unordered_set<const ggml_tensor *> selective_keep_set(ggml_cgraph * gb, int
     for (int i = 0; i < n_forward; i++) {
         const ggml_tensor * t = ggml_graph_node(gb, i);
         forward.insert(t);
-        if (t->op != GGML_OP_NONE && cheap(t) && (is_view(t->op) || ggml_nelements(t) >= min_elements)) redo.insert(t);
+        if (t->op != GGML_OP_NONE && cheap(t) && (ggml_op_is_empty(t->op) || ggml_nelements(t) >= min_elements)) redo.insert(t);
     }
     std::unordered_set<const ggml_tensor *> read; // the forward tensors the backward reads
     for (int i = n_forward; i < ggml_graph_n_nodes(gb); i++) {
@@ -162,7 +160,7 @@ std::unordered_set<const ggml_tensor *> selective_keep_set(ggml_cgraph * gb, int
     }
     // a view of kept memory saves nothing when redone (its memory lives on); it stays as it is
     for (auto it = redo.begin(); it != redo.end();) {
-        if (is_view((*it)->op) && !redo.count(owner(*it))) it = redo.erase(it); else ++it;
+        if (ggml_op_is_empty((*it)->op) && !redo.count(owner(*it))) it = redo.erase(it); else ++it;
     }
     std::unordered_set<const ggml_tensor *> keep;
     for (const ggml_tensor * t : forward) if (!redo.count(t)) keep.insert(t);
@@ -170,10 +168,7 @@ std::unordered_set<const ggml_tensor *> selective_keep_set(ggml_cgraph * gb, int
 }
 
 bool selective_recompute_allowed() {
-    static const bool allowed = [] {
-        const char * v = std::getenv("HONE_SELECTIVE_RECOMPUTE");
-        return !(v && std::strcmp(v, "0") == 0);
-    }();
+    static const bool allowed = env_switch_on("HONE_SELECTIVE_RECOMPUTE");
     return allowed;
 }
 

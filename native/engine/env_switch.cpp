@@ -1,0 +1,13 @@
+#include "env_switch.h"
+
+#include <cstdlib>
+#include <cstring>
+
+namespace hone {
+
+bool env_switch_on(const char * name) {
+    const char * v = std::getenv(name);
+    return !(v && std::strcmp(v, "0") == 0);
+}
+
+} // namespace hone
