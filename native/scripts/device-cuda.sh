@@ -2,7 +2,7 @@
 # GPU runs for the CUDA work, on a machine with nvcc, cmake and ninja but no Node and no
 # network. Builds ggml-cuda + hone-train + test-backend-ops from the llama.cpp bundle with
 # our patches, then runs the stages named on the command line, logging under $OUT.
-#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops] [oom] [attn] [attn-fit] [kernels] [recompute] [peft-fit] [fa-fused] [ops-mm-add] [moe-archs] [ops-out-prod-add] [moe] [mmq-big] [moe-make] [moe-big] [norm-spike] [ns-ops] [delta-net] [gemma4] [grad-agree]
+#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops] [oom] [attn] [attn-fit] [kernels] [recompute] [peft-fit] [fa-fused] [row-kernels] [ops-mm-add] [moe-archs] [ops-out-prod-add] [moe] [mmq-big] [moe-make] [moe-big] [norm-spike] [ns-ops] [delta-net] [gemma4] [grad-agree]
 # Inputs (ignored by git, carried to the machine): .device/gitRelease.bundle (from the pinned
 # node-llama-cpp tarball), .device/text.txt (training text) and optionally .device/native.tar
 # (`git archive HEAD native`: build a committed snapshot instead of the working tree).
@@ -174,6 +174,17 @@ fa-fused)
     done
   done
   ;;
+row-kernels)
+  # Patch 0018's launches and conversions against the CPU: RoPE forward and backward, RMS norm's
+  # backward, the fused RMS norm + mul + RoPE, OUT_PROD (the src1 slices) and its fused sums, and
+  # the quantized BF16 GEMMs (their F32 -> BF16 inputs)
+  for t in "ROPE" "ROPE_BACK" "RMS_NORM_BACK" "RMS_NORM_MUL_ROPE" "OUT_PROD" "ADD -p out_prod" "MUL_MAT -p type_a=q4_K"; do
+    f=$out/ops-rows-${t%% *}.log
+    GGML_CUDA_MMQ_MAX_BATCH=64 timeout 150 "$bin/test-backend-ops" test -b CUDA0 -o $t > "$f" 2>&1
+    log "$t: $(grep -E 'tests passed' "$f" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$f") FAIL, $(grep -c 'not supported \[CUDA0\]' "$f") not supported by CUDA0"
+    grep -E 'FAIL' "$f" | head -4 | sed 's/^/    /' | tee -a "$out/summary.txt"
+  done
+  ;;
 peft-fit)
   # PyTorch + PEFT's longest Qwen3-4B sequence within a 24 GiB and an 80 GiB card (the cap
   # leaves 512 MiB for the CUDA context, as attn-fit does for Hone), without and with
@@ -241,7 +252,7 @@ bench)
   # One sequence of 2048 tokens per optimizer step, LoRA r=8 alpha=16 on q/k/v/o/gate/up/down.
   # (a) patched, (b) the same build with the switch off (short: it is slow), (c) PyTorch + PEFT.
   # BENCH_MODES="patched nographs" adds a run without CUDA graphs, "noselective" one without
-  # selective recomputation.
+  # selective recomputation, "norowkernels" one with upstream's row-kernel launches (patch 0018).
   for shape in ${BENCH_SHAPES:-qwen2.5-0.5b llama-3.2-1b qwen3-4b}; do
     m=$work/$shape-q4_k_m.gguf
     t0=$(date +%s)
@@ -254,6 +265,8 @@ bench)
       [ $mode = nographs ] && env_switch="GGML_CUDA_DISABLE_GRAPHS=1"
       # without selective recomputation: what rebuilding norms, RoPE and SwiGLU costs and saves
       [ $mode = noselective ] && env_switch="HONE_SELECTIVE_RECOMPUTE=0"
+      # without patch 0018's row-kernel launches and vectorised conversions
+      [ $mode = norowkernels ] && env_switch="GGML_CUDA_ROW_KERNELS=0"
       nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$out/smi-$shape-$mode.txt" & smi=$!
       # BENCH_TIMEOUT bounds a run (the fallback of a 4B model takes minutes per step); the
       # steps finished before it are in the .jsonl.
