@@ -142,6 +142,11 @@ static std::string pool_parts(const MemoryPlan & plan, const MemoryPool & p) {
     return parts;
 }
 
+bool plan_fits(const MemoryPlan & plan) {
+    for (const MemoryPool & p : plan.pools) if (!p.fits) return false;
+    return true;
+}
+
 void check_plan_fits(const MemoryPlan & plan, const PlanShape & shape) {
     for (const MemoryPool & p : plan.pools) {
         if (p.fits) continue;

@@ -82,6 +82,9 @@ void finish_memory_plan(MemoryPlan & plan, const Backends & backends, const Plan
 // One line of what the plan puts in each pool, for the report of a run that dies mid-way.
 std::string memory_plan_line(const MemoryPlan & plan, const PlanShape & shape);
 
+// Whether every pool's plan fits its limit (free memory or the caller's).
+bool plan_fits(const MemoryPlan & plan);
+
 // HONE_E_MEMORY naming the sizes and what to lower, when a pool does not fit.
 void check_plan_fits(const MemoryPlan & plan, const PlanShape & shape);
 

@@ -1,6 +1,5 @@
 #include "recompute.h"
 
-#include "env_switch.h"
 #include "error.h"
 
 // struct ggml_cgraph: the node order, hash set and use counts rewritten here (its static
@@ -15,6 +14,7 @@
 #endif
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <unordered_map>
 #include <vector>
@@ -167,9 +167,15 @@ std::unordered_set<const ggml_tensor *> selective_keep_set(ggml_cgraph * gb, int
     return keep;
 }
 
-bool selective_recompute_allowed() {
-    static const bool allowed = env_switch_on("HONE_SELECTIVE_RECOMPUTE");
-    return allowed;
+SelectiveMode selective_recompute_mode(const char * env_value, bool gpu) {
+    if (!env_value || !*env_value) return gpu ? SelectiveMode::AUTO : SelectiveMode::ON;
+    if (strcmp(env_value, "0") == 0) return SelectiveMode::OFF;
+    if (strcmp(env_value, "auto") == 0) return SelectiveMode::AUTO;
+    return SelectiveMode::ON;
+}
+
+SelectiveMode selective_recompute_mode(bool gpu) {
+    return selective_recompute_mode(getenv("HONE_SELECTIVE_RECOMPUTE"), gpu);
 }
 
 int recompute_activations(ggml_context * ctx, ggml_cgraph * gb, int n_forward, const std::unordered_set<const ggml_tensor *> & keep) {

@@ -32,7 +32,13 @@ std::unordered_set<const ggml_tensor *> recompute_keep_set(ggml_cgraph * gb, int
 // `min_elements` are kept (their clones would save nothing).
 std::unordered_set<const ggml_tensor *> selective_keep_set(ggml_cgraph * gb, int n_forward, int64_t min_elements);
 
-// HONE_SELECTIVE_RECOMPUTE=0 turns selective recomputation off (to measure what it costs).
-bool selective_recompute_allowed();
+// When the trainer uses selective recomputation (full recomputation off). HONE_SELECTIVE_RECOMPUTE
+// = 0: never (to measure what it costs), 1: always, auto: only where the plain graph's memory plan
+// does not fit. Unset: always when the CPU trains (it costs nothing measurable there), auto on a
+// GPU (about 5 % of a step there, for 27 % less memory: docs/training.md).
+enum class SelectiveMode { OFF, ON, AUTO };
+SelectiveMode selective_recompute_mode(const char * env_value, bool gpu);
+// the same, from the environment
+SelectiveMode selective_recompute_mode(bool gpu);
 
 } // namespace hone

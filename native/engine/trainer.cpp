@@ -1,5 +1,6 @@
 #include "trainer.h"
 
+#include "backend_registry.h"
 #include "checkpoint.h"
 #include "error.h"
 #include "fatal_report.h"
@@ -71,7 +72,7 @@ static void build_graphs(hone_trainer & tr) {
     const size_t n_chunks = chunk_rows > 0 ? ((size_t) tr.T * tr.B + chunk_rows - 1) / chunk_rows : 0;
     // recomputation, full or selective, adds a clone of (at most) every forward node to the
     // backward graph; a chunk of the head has fewer than 64 nodes of forward, backward and clones
-    const bool selective = !tr.p.recompute && selective_recompute_allowed();
+    const bool selective = tr.selective && !tr.p.recompute;
     const size_t gsize = training_graph_size(m.hp, tr.T) * (tr.p.recompute || selective ? 2 : 1) + 64 * n_chunks;
     ggml_init_params ip = { ggml_tensor_overhead() * gsize * 2 + 2 * ggml_graph_overhead_custom(gsize, true), nullptr, true };
     tr.ctx_compute = ggml_init(ip);
@@ -402,6 +403,35 @@ static void plan_static(hone_trainer & tr) {
     finish_memory_plan(tr.memory, m.backends, buffers, { tr.sched, tr.gb, m.n_threads });
 }
 
+// A trainer with its graphs built, its adapter-sized buffers allocated and its memory planned:
+// everything but the compute buffer, which allocate_compute makes once the plan is known to fit.
+static std::unique_ptr<hone_trainer> plan_trainer(hone_model * model, hone_adapter * adapter, const hone_train_params & p,
+                                                  const hone_train_test_hooks * hooks, bool selective) {
+    auto tr = std::make_unique<hone_trainer>();
+    tr->model = model;
+    tr->adapter = adapter;
+    tr->p = p;
+    tr->checkpoint_dir = p.checkpoint_dir ? p.checkpoint_dir : "";
+    tr->run_config = p.run_config_json ? p.run_config_json : "{}";
+    adapter->record.run_config = tr->run_config; // the adapter file says what trained it
+    tr->test_refuse_ops = hooks && hooks->refuse_ops ? hooks->refuse_ops : "";
+    tr->test_frozen_param = hooks && hooks->frozen_param ? hooks->frozen_param : "";
+    tr->test_metal_rules = hooks && hooks->metal_rules ? hooks->metal_rules : "";
+    tr->test_head_chunk_rows = hooks ? hooks->head_chunk_rows : 0;
+    tr->p.checkpoint_dir = nullptr; // the owned copies are the ones used
+    tr->p.run_config_json = nullptr;
+    tr->T = p.n_ctx;
+    tr->B = p.n_ubatch;
+    tr->selective = selective;
+    if (p.profile) tr->profile = std::make_unique<OpProfile>();
+    // Plan before the compute buffer exists: free memory is read before anything is allocated.
+    tr->memory = start_memory_plan(model->backends, p.memory_limit);
+    build_graphs(*tr);
+    allocate_static(*tr);
+    plan_static(*tr);
+    return tr;
+}
+
 extern "C" {
 
 hone_train_params hone_train_default_params(void) {
@@ -461,27 +491,15 @@ hone_status hone_trainer_init_test(hone_model * model, hone_adapter * adapter, c
         HONE_CHECK_ARG(p.checkpoint_every >= 0, "checkpoint interval must be >= 0 (got %d)", p.checkpoint_every);
         HONE_CHECK_ARG(p.keep_checkpoints >= 0, "checkpoints to keep must be >= 0 (got %d)", p.keep_checkpoints);
         HONE_CHECK_ARG(p.memory_limit >= 0, "memory limit must be >= 0 bytes (0: the free memory; got %lld)", (long long) p.memory_limit);
-        auto tr = std::make_unique<hone_trainer>();
-        tr->model = model;
-        tr->adapter = adapter;
-        tr->p = p;
-        tr->checkpoint_dir = p.checkpoint_dir ? p.checkpoint_dir : "";
-        tr->run_config = p.run_config_json ? p.run_config_json : "{}";
-        adapter->record.run_config = tr->run_config; // the adapter file says what trained it
-        tr->test_refuse_ops = hooks && hooks->refuse_ops ? hooks->refuse_ops : "";
-        tr->test_frozen_param = hooks && hooks->frozen_param ? hooks->frozen_param : "";
-        tr->test_metal_rules = hooks && hooks->metal_rules ? hooks->metal_rules : "";
-        tr->test_head_chunk_rows = hooks ? hooks->head_chunk_rows : 0;
-        tr->p.checkpoint_dir = nullptr; // the owned copies are the ones used
-        tr->p.run_config_json = nullptr;
-        tr->T = p.n_ctx;
-        tr->B = p.n_ubatch;
-        if (p.profile) tr->profile = std::make_unique<OpProfile>();
-        // Plan before the compute buffer exists: free memory is read before anything is allocated.
-        tr->memory = start_memory_plan(model->backends, p.memory_limit);
-        build_graphs(*tr);
-        allocate_static(*tr);
-        plan_static(*tr);
+        // Selective recomputation where it is on, or (auto) where the plain graph's plan does not
+        // fit: the plain graph is planned first and, if it does not fit, dropped before the other
+        // is built (its buffers freed, so the second plan reads the same free memory).
+        const SelectiveMode selective = p.recompute ? SelectiveMode::OFF : selective_recompute_mode(!is_cpu_backend(model->backends.primary));
+        std::unique_ptr<hone_trainer> tr = plan_trainer(model, adapter, p, hooks, selective == SelectiveMode::ON);
+        if (selective == SelectiveMode::AUTO && !plan_fits(tr->memory)) {
+            tr.reset();
+            tr = plan_trainer(model, adapter, p, hooks, true);
+        }
         if (!p.dry_run) {
             check_plan_fits(tr->memory, plan_shape(*tr));
             allocate_compute(*tr);

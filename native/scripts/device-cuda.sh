@@ -251,8 +251,9 @@ train)
 bench)
   # One sequence of 2048 tokens per optimizer step, LoRA r=8 alpha=16 on q/k/v/o/gate/up/down.
   # (a) patched, (b) the same build with the switch off (short: it is slow), (c) PyTorch + PEFT.
-  # BENCH_MODES="patched nographs" adds a run without CUDA graphs, "noselective" one without
-  # selective recomputation, "norowkernels" one with upstream's row-kernel launches (patch 0018).
+  # BENCH_MODES="patched nographs" adds a run without CUDA graphs, "noselective" and "selective"
+  # runs with selective recomputation off and on, "norowkernels" one with upstream's row-kernel
+  # launches (patch 0018).
   for shape in ${BENCH_SHAPES:-qwen2.5-0.5b llama-3.2-1b qwen3-4b}; do
     m=$work/$shape-q4_k_m.gguf
     t0=$(date +%s)
@@ -263,8 +264,10 @@ bench)
       [ $mode = fallback ] && { steps=2; env_switch="GGML_CUDA_DISABLE_OUT_PROD_QUANT=1"; }
       # the same build without ggml-cuda's CUDA graphs: what capturing the step gives
       [ $mode = nographs ] && env_switch="GGML_CUDA_DISABLE_GRAPHS=1"
-      # without selective recomputation: what rebuilding norms, RoPE and SwiGLU costs and saves
+      # selective recomputation off and on (a GPU's default takes it only where the plain graph
+      # does not fit): what rebuilding norms, RoPE and SwiGLU costs and saves
       [ $mode = noselective ] && env_switch="HONE_SELECTIVE_RECOMPUTE=0"
+      [ $mode = selective ] && env_switch="HONE_SELECTIVE_RECOMPUTE=1"
       # without patch 0018's row-kernel launches and vectorised conversions
       [ $mode = norowkernels ] && env_switch="GGML_CUDA_ROW_KERNELS=0"
       nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$out/smi-$shape-$mode.txt" & smi=$!

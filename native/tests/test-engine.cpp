@@ -758,6 +758,16 @@ void selective_recompute_cases() {
         CHECK(keep.count(g.n), "the normalised input under the bound is kept");
         CHECK(!keep.count(g.act), "SwiGLU's output over the bound is rebuilt");
     });
+    run_case("selective recomputation: always on the CPU, only where the plain graph does not fit on a GPU, as the environment asks", [] {
+        CHECK(selective_recompute_mode(nullptr, false) == SelectiveMode::ON, "unset, CPU: on");
+        CHECK(selective_recompute_mode("", false) == SelectiveMode::ON, "empty, CPU: on");
+        CHECK(selective_recompute_mode(nullptr, true) == SelectiveMode::AUTO, "unset, GPU: auto");
+        for (bool gpu : { false, true }) {
+            CHECK(selective_recompute_mode("0", gpu) == SelectiveMode::OFF, "0: off (gpu %d)", gpu);
+            CHECK(selective_recompute_mode("1", gpu) == SelectiveMode::ON, "1: on (gpu %d)", gpu);
+            CHECK(selective_recompute_mode("auto", gpu) == SelectiveMode::AUTO, "auto (gpu %d)", gpu);
+        }
+    });
 }
 
 int main() {

@@ -8,9 +8,11 @@
  * windows, gated delta-net recurrences), and the plan shows what it saves. With recomputation the
  * head and the loss run in chunks of rows whose logits are rebuilt before their backward (for
  * large vocabularies; a test hook asks for them on small ones): the same loss up to rounding.
- * Without it, selective recomputation (the default) rebuilds only the cheap tensors (norms,
+ * Without it, selective recomputation (the CPU's default) rebuilds only the cheap tensors (norms,
  * RoPE, the gated activation) from what the backward keeps anyway: the very same losses and
- * gradient norms as with it off (HONE_SELECTIVE_RECOMPUTE=0), from a smaller plan.
+ * gradient norms as with it off (HONE_SELECTIVE_RECOMPUTE=0), from a smaller plan. A GPU's
+ * default (auto) plans the plain graph and takes selective recomputation only where that does
+ * not fit.
  */
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -120,15 +122,20 @@ describe('activation recomputation', () => {
     });
   }
 
+  // 16 layers: the layers' activations, not the kept [32000, 1024] logits, are most of the plain plan
+  let planModel = '';
+  const planArgs = (out: string) => {
+    planModel ||= makeModel(dir, { arch: 'llama', embd: 256, layers: 16, heads: 4, kvHeads: 2, ff: 768, type: 'q8_0', vocab: 'llama-spm' });
+    return ['--model', planModel, '--data', data, '--out', join(dir, out), '--steps', '1', '--ctx', '1024', '--json'];
+  };
+  const computeBytes = (r: RunResult) => {
+    assert.equal(r.code, 0, r.stderr);
+    const plan = r.events.find((x) => x.type === 'plan')!;
+    return plan.memory.items.find((i: { what: string }) => i.what === 'compute_buffer').bytes as number;
+  };
+
   test('the memory plan at 1024 tokens: selective recomputation holds less, full recomputation a fraction, and a plan that does not fit advises it', () => {
-    // 16 layers: the layers' activations, not the kept [32000, 1024] logits, are most of the plain plan
-    const model = makeModel(dir, { arch: 'llama', embd: 256, layers: 16, heads: 4, kvHeads: 2, ff: 768, type: 'q8_0', vocab: 'llama-spm' });
-    const args = (out: string) => ['--model', model, '--data', data, '--out', join(dir, out), '--steps', '1', '--ctx', '1024', '--json'];
-    const computeBytes = (r: RunResult) => {
-      assert.equal(r.code, 0, r.stderr);
-      const plan = r.events.find((x) => x.type === 'plan')!;
-      return plan.memory.items.find((i: { what: string }) => i.what === 'compute_buffer').bytes as number;
-    };
+    const args = planArgs;
     const none = computeBytes(honeTrain([...args('plan-none'), '--dry-run'], undefined, { HONE_SELECTIVE_RECOMPUTE: '0' }));
     const plain = computeBytes(honeTrain([...args('plan-plain'), '--dry-run']));
     // selective recomputation (the default) holds less than no recomputation: 310 against 390 MiB
@@ -148,5 +155,27 @@ describe('activation recomputation', () => {
     // (125 MiB of the recomputing plan)
     const chunked = computeBytes(honeTrain([...args('plan-chunks'), '--dry-run', '--recompute', '--test-head-chunk-rows', '128']));
     assert.ok(chunked < 0.6 * re, `compute buffer ${chunked} with the head in chunks against ${re} without`);
+  });
+
+  test('auto (a GPU\'s default): the plain graph where its plan fits, selective recomputation where only that fits', () => {
+    const none = computeBytes(honeTrain([...planArgs('auto-none'), '--dry-run'], undefined, { HONE_SELECTIVE_RECOMPUTE: '0' }));
+    const selective = computeBytes(honeTrain([...planArgs('auto-selective'), '--dry-run'], undefined, { HONE_SELECTIVE_RECOMPUTE: '1' }));
+    assert.ok(selective < 0.85 * none, `compute buffer ${selective} with selective recomputation against ${none} without`);
+    const auto = { HONE_SELECTIVE_RECOMPUTE: 'auto' };
+    // free memory holds the plain graph: auto plans it (and the backward reads no clones)
+    const roomy = honeTrain([...planArgs('auto-roomy'), '--dry-run'], undefined, auto);
+    assert.equal(computeBytes(roomy), none);
+    assert.equal(nodes(join(dir, 'auto-roomy')), nodes(join(dir, 'auto-none')));
+    // a limit between the two plans: the plain graph would be refused, auto trains with selective recomputation
+    const limit = String(Math.round((none + selective) / 2));
+    assert.notEqual(honeTrain([...planArgs('auto-off-limited'), '--memory-limit', limit], undefined, { HONE_SELECTIVE_RECOMPUTE: '0' }).code, 0);
+    const tightPlan = honeTrain([...planArgs('auto-tight-plan'), '--dry-run', '--memory-limit', limit], undefined, auto);
+    assert.equal(computeBytes(tightPlan), selective);
+    assert.equal(nodes(join(dir, 'auto-tight-plan')), nodes(join(dir, 'auto-selective')));
+    const tight = honeTrain([...planArgs('auto-tight'), '--memory-limit', limit], undefined, auto);
+    assert.equal(tight.code, 0, tight.stderr);
+    assert.equal(nodes(join(dir, 'auto-tight')), nodes(join(dir, 'auto-selective')));
+    assert.equal(steps(tight).length, 1);
+    assert.ok(Number.isFinite(steps(tight)[0].loss));
   });
 });
