@@ -24,7 +24,7 @@ int recompute_activations(ggml_context * ctx, ggml_cgraph * gb, int n_forward, c
 std::unordered_set<const ggml_tensor *> recompute_keep_set(ggml_cgraph * gb, int n_forward, const std::vector<ggml_tensor *> & checkpoints,
                                                            const std::vector<ggml_tensor *> & rebuilt = {});
 
-// Selective recomputation, on whenever full recomputation is off: the forward nodes worth keeping
+// Selective recomputation (where selective_recompute_mode puts it): the forward nodes worth keeping
 // are all but the cheap elementwise ones (norms, RoPE, gated activations, scales, sums, views)
 // that can be rebuilt from tensors the backward reads anyway, so a layer's normalised inputs,
 // rotated Q and K and the FFN's activation no longer live until the backward. A rebuilt tensor
@@ -34,7 +34,7 @@ std::unordered_set<const ggml_tensor *> selective_keep_set(ggml_cgraph * gb, int
 
 // When the trainer uses selective recomputation (full recomputation off). HONE_SELECTIVE_RECOMPUTE
 // = 0: never (to measure what it costs), 1: always, auto: only where the plain graph's memory plan
-// does not fit. Unset: always when the CPU trains (it costs nothing measurable there), auto on a
+// does not fit. Unset: always when the CPU trains (it costs little there), auto on a
 // GPU (about 5 % of a step there, for 27 % less memory: docs/training.md).
 enum class SelectiveMode { OFF, ON, AUTO };
 SelectiveMode selective_recompute_mode(const char * env_value, bool gpu);
