@@ -72,8 +72,7 @@ static void build_graphs(hone_trainer & tr) {
     const size_t n_chunks = chunk_rows > 0 ? ((size_t) tr.T * tr.B + chunk_rows - 1) / chunk_rows : 0;
     // recomputation, full or selective, adds a clone of (at most) every forward node to the
     // backward graph; a chunk of the head has fewer than 64 nodes of forward, backward and clones
-    const bool selective = tr.selective && !tr.p.recompute;
-    const size_t gsize = training_graph_size(m.hp, tr.T) * (tr.p.recompute || selective ? 2 : 1) + 64 * n_chunks;
+    const size_t gsize = training_graph_size(m.hp, tr.T) * (tr.p.recompute || tr.selective ? 2 : 1) + 64 * n_chunks;
     ggml_init_params ip = { ggml_tensor_overhead() * gsize * 2 + 2 * ggml_graph_overhead_custom(gsize, true), nullptr, true };
     tr.ctx_compute = ggml_init(ip);
     ggml_context * ctx = tr.ctx_compute;
@@ -124,7 +123,7 @@ static void build_graphs(hone_trainer & tr) {
         std::vector<ggml_tensor *> checkpoints = tl.layer_outputs;
         if (tl.head_input) checkpoints.push_back(tl.head_input);
         recompute_activations(ctx, tr.gb, tr.n_forward_nodes, recompute_keep_set(tr.gb, tr.n_forward_nodes, checkpoints, tl.head_logits));
-    } else if (selective) {
+    } else if (tr.selective) {
         // tensors under a quarter of a layer's input are kept: a rank-r product's clone saves nothing
         const int64_t min_elements = (int64_t) m.hp.n_embd * tr.T * tr.B / 4;
         recompute_activations(ctx, tr.gb, tr.n_forward_nodes, selective_keep_set(tr.gb, tr.n_forward_nodes, min_elements));

@@ -42,7 +42,7 @@ struct hone_trainer {
     std::string test_refuse_ops, test_frozen_param, test_metal_rules;
     int test_head_chunk_rows = 0;
     int T = 0, B = 0;
-    bool selective = false;               // selective recomputation (recompute.h), chosen before the graphs
+    bool selective = false;               // selective recomputation (recompute.h), chosen before the graphs; never with p.recompute
     ggml_backend_t test_backend = nullptr;   // tests only: the op-refusing backend, scheduled first
     ggml_tensor * frozen_param = nullptr;    // tests only: a base tensor marked trainable (flag cleared on free)
 
