@@ -113,6 +113,8 @@ void set_attention_masks(const ForwardInputs & in, const Hparams & hp, int T) {
     }
 }
 
+bool attention_mask_exactly_causal(const Hparams & hp, int il) { return !hp.swa_l[il] && hp.alibi_max_bias <= 0.0f; }
+
 void set_causal_mask(const ForwardInputs & in, const Hparams & hp, int T) {
     set_attention_masks(in, hp, T);
     set_delta_net_inputs(in.dn);
@@ -321,7 +323,10 @@ static ggml_tensor * fused_attention(const LayerCtx & c, ggml_tensor * q, ggml_t
                                             kq_scale, 0.0f, hp.attn_softcap > 0.0f ? hp.attn_softcap : 0.0f);
     if (L.attn_sinks) ggml_flash_attn_ext_add_sinks(kqv, L.attn_sinks);
     ggml_flash_attn_ext_set_prec(kqv, GGML_PREC_F32);
-    ggml_flash_attn_ext_set_causal(kqv, true); // both masks are causal: the backward may skip later keys
+    // both masks are causal: the backward may skip later keys; an exactly causal one it may
+    // apply by position without reading it
+    if (attention_mask_exactly_causal(hp, il)) ggml_flash_attn_ext_set_causal_exact(kqv);
+    else ggml_flash_attn_ext_set_causal(kqv, true);
     if (!backend_runs_fused_attention(c.in.attention_backend ? c.in.attention_backend : c.m.backends.primary, kqv)) return nullptr;
     tag(kqv, "kqv", il); // [hd, nh, T, B]: already the heads-last layout the output projection reads
     return ggml_reshape_2d(ctx, kqv, (int64_t) hd * nh, (int64_t) T * B);

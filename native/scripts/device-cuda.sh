@@ -2,7 +2,7 @@
 # GPU runs for the CUDA work, on a machine with nvcc, cmake and ninja but no Node and no
 # network. Builds ggml-cuda + hone-train + test-backend-ops from the llama.cpp bundle with
 # our patches, then runs the stages named on the command line, logging under $OUT.
-#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops] [oom] [attn] [attn-fit] [kernels] [recompute] [peft-fit] [fa-fused] [row-kernels] [ops-mm-add] [moe-archs] [ops-out-prod-add] [moe] [mmq-big] [moe-make] [moe-big] [norm-spike] [ns-ops] [delta-net] [gemma4] [grad-agree]
+#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops] [oom] [attn] [attn-fit] [kernels] [attn-ncu] [recompute] [peft-fit] [fa-fused] [row-kernels] [ops-mm-add] [moe-archs] [ops-out-prod-add] [moe] [mmq-big] [moe-make] [moe-big] [norm-spike] [ns-ops] [delta-net] [gemma4] [grad-agree]
 # Inputs (ignored by git, carried to the machine): .device/gitRelease.bundle (from the pinned
 # node-llama-cpp tarball), .device/text.txt (training text) and optionally .device/native.tar
 # (`git archive HEAD native`: build a committed snapshot instead of the working tree).
@@ -160,15 +160,25 @@ fa-fused)
   # the op against the CPU (the eligible cases run fused, the rest patch 0008's path), then
   # Qwen3-4B training at FA_FUSED_CTX tokens with the fused backward off and on in one call.
   GGML_CUDA_FA_BACK_BF16=1 GGML_CUDA_FA_BACK_FUSED=1 timeout 240 "$bin/test-backend-ops" test -b CUDA0 -o FLASH_ATTN_BACK > "$out/ops-fa-fused.log" 2>&1
-  log "FLASH_ATTN_BACK fused (patch 0016): $(grep -E 'tests passed' "$out/ops-fa-fused.log" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$out/ops-fa-fused.log") FAIL"
+  log "FLASH_ATTN_BACK fused (patches 0016, 0019): $(grep -E 'tests passed' "$out/ops-fa-fused.log" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$out/ops-fa-fused.log") FAIL, $(grep -c 'exact=1' "$out/ops-fa-fused.log") exact-causal cases among them"
   grep -E 'FAIL|NMSE' "$out/ops-fa-fused.log" | head -8 | sed 's/^/    /' | tee -a "$out/summary.txt"
+  # patch 0019's forward (the exact-causal cases) against the CPU
+  timeout 120 "$bin/test-backend-ops" test -b CUDA0 -o FLASH_ATTN_EXT -p exact=1 > "$out/ops-fa-fwd.log" 2>&1
+  log "FLASH_ATTN_EXT exact-causal (patch 0019's forward): $(grep -E 'tests passed' "$out/ops-fa-fwd.log" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$out/ops-fa-fwd.log") FAIL"
+  grep -E 'FAIL' "$out/ops-fa-fwd.log" | head -4 | sed 's/^/    /' | tee -a "$out/summary.txt"
+  # patch 0016's ways (dq's own first pass, the mask read) on the same cases
+  GGML_CUDA_FA_BACK_BF16=1 GGML_CUDA_FA_BACK_FUSED=1 GGML_CUDA_FA_BACK_LSE_PASS=0 GGML_CUDA_FA_BACK_CAUSAL_INDEX=0 timeout 240 "$bin/test-backend-ops" test -b CUDA0 -o FLASH_ATTN_BACK > "$out/ops-fa-fused-0016.log" 2>&1
+  log "FLASH_ATTN_BACK fused, patch 0019 off: $(grep -E 'tests passed' "$out/ops-fa-fused-0016.log" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$out/ops-fa-fused-0016.log") FAIL"
+  grep -E 'FAIL' "$out/ops-fa-fused-0016.log" | head -4 | sed 's/^/    /' | tee -a "$out/summary.txt"
   # the looping dK/dV form (per KV head, no partials) on the same cases
   GGML_CUDA_FA_BACK_BF16=1 GGML_CUDA_FA_BACK_FUSED=1 GGML_CUDA_FA_BACK_FUSED_SPLIT=0 timeout 240 "$bin/test-backend-ops" test -b CUDA0 -o FLASH_ATTN_BACK > "$out/ops-fa-fused-loop.log" 2>&1
   log "FLASH_ATTN_BACK fused, looping dK/dV: $(grep -E 'tests passed' "$out/ops-fa-fused-loop.log" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$out/ops-fa-fused-loop.log") FAIL"
   grep -E 'FAIL' "$out/ops-fa-fused-loop.log" | head -4 | sed 's/^/    /' | tee -a "$out/summary.txt"
   m=$work/qwen3-4b-q4_k_m.gguf
   [ -f "$m" ] || "$bin/hone-train" make-model ${spec[qwen3-4b]} --type q4_k_m --out "$m" 2>> "$out/fa-fused.log"
+  # FA_FUSED_CTX=none: the op tests alone
   for ctx in ${FA_FUSED_CTX:-2048 8192}; do
+    [ "$ctx" = none ] && continue
     for fused in 0 1; do
       train_run "qwen3-4b-$ctx-fabf$fused" "$m" "$ctx" "${FA_FUSED_STEPS:-5}" "${FA_FUSED_TIMEOUT:-120}" "$out/fa-fused.log" GGML_CUDA_FA_BACK_FUSED=$fused
     done
@@ -207,6 +217,21 @@ recompute)
     train_run "qwen3-4b-$ctx-plain" "$m" "$ctx" "${RECOMPUTE_STEPS:-5}" "${RECOMPUTE_TIMEOUT:-150}" "$out/recompute.log"
     TRAIN_FLAGS=--recompute train_run "qwen3-4b-$ctx-recompute" "$m" "$ctx" "${RECOMPUTE_STEPS:-5}" "${RECOMPUTE_TIMEOUT:-150}" "$out/recompute.log"
   done
+  ;;
+attn-ncu)
+  # Nsight Compute's full sections for the attention kernels of one step (forward, and patch
+  # 0016's backward: prep, dQ, dK/dV, group sums) on a 2-layer Qwen3-4B shape at ATTN_NCU_CTX
+  # tokens: what bounds each (tensor pipes, shared memory, issue, occupancy, stalls).
+  shape=qwen3-4b; ctx=${ATTN_NCU_CTX:-2048}
+  m=$work/$shape-l2-q4_k_m.gguf
+  [ -f "$m" ] || "$bin/hone-train" make-model $(echo "${spec[$shape]}" | sed -E "s/--layers [0-9]+/--layers 2/") --type q4_k_m --out "$m" 2>> "$out/attn-ncu.log"
+  ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | tail -1)
+  GGML_CUDA_DISABLE_GRAPHS=1 timeout ${ATTN_NCU_TIMEOUT:-240} "$ncu" --set full --kernel-name "regex:${ATTN_NCU_KERNELS:-flash_attn|fa_fused|fa_fwd|fattn}" \
+    --launch-count ${ATTN_NCU_COUNT:-16} --print-units base --page details --log-file "$out/attn-ncu.txt" \
+    "$bin/hone-train" --model "$m" --data "$dev/text.txt" --out "$out/attn-ncu" --backend cuda --steps 1 --ctx $ctx --rank 8 --alpha 16 \
+    > "$out/attn-ncu.log" 2>&1
+  log "attn-ncu: exit $? ($ncu), $(grep -c '^  [a-z_].*(' "$out/attn-ncu.txt") kernels"
+  grep -E '^  [a-z_].*\(|Duration|Compute \(SM\) Throughput|Memory Throughput|Achieved Occupancy|Registers Per Thread|Issue Slots Busy' "$out/attn-ncu.txt" | sed 's/^/    /' | tee -a "$out/summary.txt"
   ;;
 kernels)
   # Each kernel's own GPU time in one training step (Nsight Compute, no per-node
@@ -270,6 +295,10 @@ bench)
       [ $mode = selective ] && env_switch="HONE_SELECTIVE_RECOMPUTE=1"
       # without patch 0018's row-kernel launches and vectorised conversions
       [ $mode = norowkernels ] && env_switch="GGML_CUDA_ROW_KERNELS=0"
+      # without patch 0019's log-sum-exp kernel and position-based causal mask (patch 0016's way)
+      [ $mode = fa0019off ] && env_switch="GGML_CUDA_FA_BACK_LSE_PASS=0 GGML_CUDA_FA_BACK_CAUSAL_INDEX=0 GGML_CUDA_FA_FWD_FUSED=0"
+      # upstream's forward kernels instead of patch 0019's
+      [ $mode = fwdupstream ] && env_switch="GGML_CUDA_FA_FWD_FUSED=0"
       nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$out/smi-$shape-$mode.txt" & smi=$!
       # BENCH_TIMEOUT bounds a run (the fallback of a 4B model takes minutes per step); the
       # steps finished before it are in the .jsonl.

@@ -1,13 +1,14 @@
-// The engine's pure parts, tested through its own functions (no model file, no backend):
+// The engine's pure parts, tested through its own functions (no model file; the CPU buffer of one case):
 // learning-rate schedules and their segments, the data order, sequence preparation and text
 // windows, the loss arithmetic, hyperparameters read per architecture from in-memory GGUF
-// headers, checkpoint state.json encoding and decoding, and which activations selective
-// recomputation rebuilds.
+// headers, checkpoint state.json encoding and decoding, which activations selective
+// recomputation rebuilds, and the fused attention's masks against the promise it is given.
 // One line per case: "ok <name>" or "not ok <name>: <why>" (test/native/engine-units.test.ts
 // reports each as its own test); exit code 0 when every case passes.
 #include "batch.h"
 #include "checkpoint.h"
 #include "error.h"
+#include "graph.h"
 #include "hone.h"
 #include "metal_rules_backend.h"
 #include "metal_switch.h"
@@ -16,6 +17,8 @@
 #include "recompute.h"
 #include "schedule.h"
 
+#include "ggml-alloc.h"
+#include "ggml-cpu.h"
 #include "gguf.h"
 
 #include <cmath>
@@ -732,6 +735,44 @@ struct SwigluBlock {
 
 } // namespace
 
+// The masks the fused attention reads, uploaded as a trainer uploads them, against the promise
+// each layer's FLASH_ATTN_EXT node carries: a layer promised an exactly causal mask (whose CUDA
+// backward then hides keys by position, never reading it) must be given exactly that.
+void attention_mask_cases() {
+    run_case("fused attention: a layer promised an exactly causal mask gets one; a windowed layer is not promised it", [] {
+        Header h("gemma3", 7);
+        h.u32("attention.sliding_window", 3);
+        const Hparams & hp = h.read();
+        const int T = 9;
+        ggml_init_params ip = { 64 * ggml_tensor_overhead(), nullptr, true };
+        ggml_context * ctx = ggml_init(ip);
+        ForwardInputs in = make_forward_inputs(ctx, hp, T, 1);
+        ggml_backend_buffer_t buf = ggml_backend_alloc_ctx_tensors_from_buft(ctx, ggml_backend_cpu_buffer_type());
+        set_attention_masks(in, hp, T);
+        auto exactly_causal = [&](ggml_tensor * m) {
+            std::vector<ggml_fp16_t> v(ggml_nelements(m));
+            ggml_backend_tensor_get(m, v.data(), 0, v.size() * sizeof(ggml_fp16_t));
+            for (int q = 0; q < T; q++) {
+                for (int k = 0; k < T; k++) {
+                    const float x = ggml_fp16_to_fp32(v[(size_t) q * T + k]);
+                    if (k > q ? !(std::isinf(x) && x < 0) : x != 0.0f) return false;
+                }
+            }
+            return true;
+        };
+        int promised = 0;
+        for (int il = 0; il < hp.n_layer; il++) {
+            ggml_tensor * m = hp.swa_l[il] ? in.kq_mask_swa_f16 : in.kq_mask_f16;
+            const bool exact = attention_mask_exactly_causal(hp, il);
+            promised += exact;
+            CHECK(exact == exactly_causal(m), "layer %d (%s): promised %d", il, hp.swa_l[il] ? "windowed" : "full", (int) exact);
+        }
+        CHECK(promised == 1, "%d full-attention layers of gemma3's 7 promised (expected 1)", promised);
+        ggml_backend_buffer_free(buf);
+        ggml_free(ctx);
+    });
+}
+
 void selective_recompute_cases() {
     run_case("selective recomputation: the norm and SwiGLU are rebuilt; products and what only they feed are kept", [] {
         SwigluBlock g(32);
@@ -777,6 +818,7 @@ int main() {
     sequence_cases();
     hparams_cases();
     selective_recompute_cases();
+    attention_mask_cases();
     const fs::path root = temp_root();
     checkpoint_cases(root);
     std::error_code ec;
