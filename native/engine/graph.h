@@ -63,8 +63,8 @@ ForwardInputs make_forward_inputs(ggml_context * ctx, const Hparams & hp, int T,
 
 // Whether layer il's fused-attention mask is exactly causal (0 up to the query, -inf past it),
 // the promise its FLASH_ATTN_EXT node carries (ggml_flash_attn_ext_set_causal_exact, patch
-// 0019): the CUDA backward then hides keys by position and never reads the mask. Windowed
-// layers' masks and ALiBi's biases are not.
+// 0019): CUDA's fused forward and backward then hide keys by position and never read the mask.
+// Windowed layers' masks and ALiBi's biases are not exactly causal.
 bool attention_mask_exactly_causal(const Hparams & hp, int il);
 
 // Uploads one position per token, repeated into M-RoPE's sections (t, t, t, 0) when the
