@@ -737,7 +737,7 @@ struct SwigluBlock {
 
 // The masks the fused attention reads, uploaded as a trainer uploads them, against the promise
 // each layer's FLASH_ATTN_EXT node carries: a layer promised an exactly causal mask (whose CUDA
-// backward then hides keys by position, never reading it) must be given exactly that.
+// forward and backward then hide keys by position, never reading it) must be given exactly that.
 void attention_mask_cases() {
     run_case("fused attention: a layer promised an exactly causal mask gets one; a windowed layer is not promised it", [] {
         Header h("gemma3", 7);
