@@ -299,6 +299,8 @@ bench)
       [ $mode = fa0019off ] && env_switch="GGML_CUDA_FA_BACK_LSE_PASS=0 GGML_CUDA_FA_BACK_CAUSAL_INDEX=0 GGML_CUDA_FA_FWD_FUSED=0"
       # upstream's forward kernels instead of patch 0019's
       [ $mode = fwdupstream ] && env_switch="GGML_CUDA_FA_FWD_FUSED=0"
+      # the attention kernels' blocks in the grid's own order instead of patch 0020's longest first
+      [ $mode = noheadsfirst ] && env_switch="GGML_CUDA_FA_HEADS_FIRST=0"
       nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$out/smi-$shape-$mode.txt" & smi=$!
       # BENCH_TIMEOUT bounds a run (the fallback of a 4B model takes minutes per step); the
       # steps finished before it are in the .jsonl.
