@@ -31,8 +31,10 @@ class AdamW {
     ~AdamW();
 
     // Creates the moments, AdamW's params and the clip scale in ctx_state (the caller allocates
-    // its buffer), and both graphs, for these (param, gradient) pairs.
-    void build(ggml_context * ctx_state, const std::vector<std::pair<ggml_tensor *, ggml_tensor *>> & params_and_grads);
+    // its buffer), and both graphs, for these (param, gradient) pairs. Every gradient is a view
+    // of `grad_all`, whose other elements stay zero: the norm and the clipping run over it whole.
+    void build(ggml_context * ctx_state, const std::vector<std::pair<ggml_tensor *, ggml_tensor *>> & params_and_grads,
+               ggml_tensor * grad_all);
     // Allocates both graphs' intermediate tensors on `backend` once ctx_state has its buffer.
     void alloc(ggml_backend_t backend);
 

@@ -91,20 +91,35 @@ static void build_graphs(hone_trainer & tr) {
     tr.gf = ggml_new_graph_custom(ctx, gsize, true);
     ggml_build_forward_expand(tr.gf, tr.loss);
 
-    // One F32 accumulator per parameter (added to in place by the backward pass) and a
-    // constant 1 as the loss's seed gradient (in ctx_state: accumulators are zeroed every step).
+    // One F32 accumulator per parameter (added to in place by the backward pass), each a view
+    // of one flat tensor, and a constant 1 as the loss's seed gradient (in ctx_state:
+    // accumulators are zeroed every step). The flat tensor lets the optimizer take the norm and
+    // the clipping of every gradient in one pass each, not three small kernels per tensor.
     const size_t n_pairs = ad.pairs.size();
-    tr.ctx_accs = ggml_init({ ggml_tensor_overhead() * (n_pairs * 2 + 1), nullptr, true });
+    tr.ctx_accs = ggml_init({ ggml_tensor_overhead() * (n_pairs * 2 + 2), nullptr, true });
     tr.ctx_state = ggml_init({ ggml_tensor_overhead() * (n_pairs * 4 + 8), nullptr, true });
+    const auto is_trained = [&](const ggml_tensor * node) { return node != tr.frozen_param && (node->flags & GGML_TENSOR_FLAG_PARAM); };
+    const int64_t acc_align = 64; // elements: every view starts 256 bytes into the flat tensor
+    int64_t acc_elements = 0;
+    for (int i = 0; i < ggml_graph_n_nodes(tr.gf); i++) {
+        const ggml_tensor * node = ggml_graph_node(tr.gf, i);
+        if (is_trained(node)) acc_elements += GGML_PAD(ggml_nelements(node), acc_align);
+    }
+    ggml_tensor * acc_all = ggml_new_tensor_1d(tr.ctx_accs, GGML_TYPE_F32, std::max<int64_t>(acc_elements, 1));
+    ggml_set_name(acc_all, "grad_acc_all");
     std::vector<ggml_tensor *> accs(ggml_graph_n_nodes(tr.gf), nullptr);
     std::vector<std::pair<ggml_tensor *, ggml_tensor *>> params_and_grads;
     bool frozen_used = false;
+    int64_t acc_at = 0;
     for (int i = 0; i < ggml_graph_n_nodes(tr.gf); i++) {
         ggml_tensor * node = ggml_graph_node(tr.gf, i);
         if (node == tr.frozen_param) {
             frozen_used = true;
-        } else if (node->flags & GGML_TENSOR_FLAG_PARAM) {
-            accs[i] = ggml_new_tensor(tr.ctx_accs, GGML_TYPE_F32, GGML_MAX_DIMS, node->ne);
+        } else if (is_trained(node)) {
+            const size_t f = sizeof(float);
+            accs[i] = ggml_view_4d(tr.ctx_accs, acc_all, node->ne[0], node->ne[1], node->ne[2], node->ne[3], f * node->ne[0],
+                                   f * node->ne[0] * node->ne[1], f * node->ne[0] * node->ne[1] * node->ne[2], f * acc_at);
+            acc_at += GGML_PAD(ggml_nelements(node), acc_align);
             ggml_format_name(accs[i], "grad_acc.%s", node->name);
             params_and_grads.emplace_back(node, accs[i]);
         } else if (node->flags & GGML_TENSOR_FLAG_LOSS) {
@@ -115,7 +130,7 @@ static void build_graphs(hone_trainer & tr) {
     HONE_CHECK_ARG(!tr.frozen_param || frozen_used, "tensor '%s' is not used by the training graph", tr.test_frozen_param.c_str());
     tr.gb = ggml_graph_dup(ctx, tr.gf, true);
     ggml_build_backward_expand(ctx, tr.gb, accs.data());
-    tr.opt.build(tr.ctx_state, params_and_grads);
+    tr.opt.build(tr.ctx_state, params_and_grads, acc_all);
     for (int i = 0; i < ggml_graph_n_nodes(tr.gb); i++) {
         if (ggml_graph_node(tr.gb, i) == tr.loss) { tr.n_forward_nodes = i + 1; break; }
     }

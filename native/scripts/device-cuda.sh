@@ -301,6 +301,8 @@ bench)
       [ $mode = fwdupstream ] && env_switch="GGML_CUDA_FA_FWD_FUSED=0"
       # the attention kernels' blocks in the grid's own order instead of patch 0020's longest first
       [ $mode = noheadsfirst ] && env_switch="GGML_CUDA_FA_HEADS_FIRST=0"
+      # the optimizer's norm and clipping per tensor instead of over the flat gradient accumulator
+      [ $mode = noflatgrads ] && env_switch="HONE_FLAT_GRADIENTS=0"
       nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$out/smi-$shape-$mode.txt" & smi=$!
       # BENCH_TIMEOUT bounds a run (the fallback of a 4B model takes minutes per step); the
       # steps finished before it are in the .jsonl.

@@ -72,6 +72,34 @@ describe('schedules, clipping and weight decay', () => {
     assert.ok(relDiff(Math.sqrt(sq) / 0.1, norm) < 1e-4, 'the reported norm is the L2 norm of the whole gradient');
   });
 
+  test('the norm and clipping taken over the one flat gradient accumulator match the per-tensor graph (HONE_FLAT_GRADIENTS=0)', (t) => {
+    const model = requireFixture(t, 'stories260K.gguf');
+    if (!model) return;
+    const run = (out: string, flat: string) => {
+      const r = honeTrain([...base(model, out), '--steps', '3', '--lr', '1e-3', '--max-grad-norm', '0.05', '--checkpoint-every', '3'], undefined,
+        { HONE_FLAT_GRADIENTS: flat });
+      assert.equal(r.code, 0, r.stderr);
+      return { steps: r.events.filter((e) => e.type === 'step'), m: readGguf(join(dir, out, 'checkpoints', '3', 'optimizer.gguf')) };
+    };
+    const flat = run('flat-on', '1');
+    const perTensor = run('flat-off', '0');
+    assert.equal(flat.steps.length, 3);
+    flat.steps.forEach((e, i) => {
+      assert.ok((e.clip_scale as number) < 1, `step ${i + 1} is clipped`);
+      for (const k of ['loss', 'grad_norm', 'clip_scale']) {
+        assert.ok(relDiff(e[k] as number, perTensor.steps[i][k] as number) < 1e-5, `step ${i + 1} ${k}: ${e[k]} vs ${perTensor.steps[i][k]}`);
+      }
+    });
+    // every tensor's moments: a view at the wrong offset would update it with another's gradient
+    let n = 0;
+    for (const [name, a] of flat.m.tensors) {
+      const b = perTensor.m.tensors.get(name)!;
+      for (let i = 0; i < a.length; i++) assert.ok(Math.abs(a[i] - b[i]) <= 1e-4 * Math.abs(b[i]) + 1e-9, `${name}[${i}]: ${a[i]} vs ${b[i]}`);
+      n++;
+    }
+    assert.ok(n >= 2 * 7, `${n} moment tensors compared`);
+  });
+
   test('weight decay is decoupled: each weight shrinks by lr * decay per step, whatever its gradient', (t) => {
     const model = requireFixture(t, 'stories260K.gguf');
     if (!model) return;
