@@ -94,7 +94,7 @@ static void build_graphs(hone_trainer & tr) {
     // One F32 accumulator per parameter (added to in place by the backward pass), each a view
     // of one flat tensor, and a constant 1 as the loss's seed gradient (in ctx_state:
     // accumulators are zeroed every step). The flat tensor lets the optimizer take the norm and
-    // the clipping of every gradient in one pass each, not three small kernels per tensor.
+    // the clipping of every gradient in one pass each, not five small kernels per tensor.
     const size_t n_pairs = ad.pairs.size();
     tr.ctx_accs = ggml_init({ ggml_tensor_overhead() * (n_pairs * 2 + 2), nullptr, true });
     tr.ctx_state = ggml_init({ ggml_tensor_overhead() * (n_pairs * 4 + 8), nullptr, true });
