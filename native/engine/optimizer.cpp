@@ -44,7 +44,7 @@ void AdamW::build(ggml_context * ctx_state, const std::vector<std::pair<ggml_ten
     // the views below read the clipped node, not grad_all: the graph then orders them after it
     ggml_tensor * clipped = flat ? ggml_mul_inplace(ctx_, grad_all, clip_scale_) : nullptr;
     if (clipped) ggml_set_name(clipped, "clipped gradients");
-    ggml_tensor * sumsq = flat ? ggml_sum(ctx_, ggml_sqr(ctx_, grad_all)) : nullptr;
+    ggml_tensor * sumsq = nullptr;
     for (const Slot & s : slots_) {
         ggml_tensor * g = clipped ? ggml_view_4d(ctx_, clipped, s.grad->ne[0], s.grad->ne[1], s.grad->ne[2], s.grad->ne[3],
                                                  s.grad->nb[1], s.grad->nb[2], s.grad->nb[3], s.grad->view_offs)
@@ -57,6 +57,7 @@ void AdamW::build(ggml_context * ctx_state, const std::vector<std::pair<ggml_ten
             sumsq = sumsq ? ggml_add(ctx_, sumsq, sq) : sq;
         }
     }
+    // flat (or no tensor at all): one square-and-sum over the whole accumulator
     grad_sumsq_ = sumsq ? sumsq : ggml_sum(ctx_, ggml_sqr(ctx_, grad_all));
     ggml_set_name(grad_sumsq_, "grad_sumsq");
     ggml_set_output(grad_sumsq_);
