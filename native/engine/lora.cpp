@@ -4,6 +4,8 @@
 #include "hone_test.h"
 #include "model.h"
 
+#include "ggml-alloc.h"
+
 #include "gguf.h"
 
 #include <cmath>
@@ -143,6 +145,30 @@ std::vector<ggml_tensor *> hone_adapter::trainable() const {
     return out;
 }
 
+// One buffer for every A and B, zeroed, its size a multiple of 256 bytes: the optimizer can then
+// read the whole buffer as one flat tensor of 64-element rows (AdamW once over every parameter,
+// the gaps between tensors zero and staying zero).
+static void alloc_adapter_buffer(hone_adapter & ad) {
+    ggml_backend_buffer_type_t bt = ggml_backend_get_default_buffer_type(ad.model->backends.primary);
+    const size_t align = ggml_backend_buft_get_alignment(bt);
+    size_t size = 0;
+    for (ggml_tensor * t = ggml_get_first_tensor(ad.ctx); t; t = ggml_get_next_tensor(ad.ctx, t)) {
+        if (!t->view_src) size += GGML_PAD(ggml_backend_buft_get_alloc_size(bt, t), align);
+    }
+    size = GGML_PAD(size, 256);
+    if (size > ggml_backend_buft_get_max_size(bt)) fail(HONE_E_MEMORY, "the adapter (%zu bytes) exceeds one %s buffer", size, ggml_backend_buft_name(bt));
+    ad.buf = ggml_backend_buft_alloc_buffer(bt, size);
+    if (!ad.buf) fail(HONE_E_MEMORY, "not enough %s memory for the adapter", ggml_backend_name(ad.model->backends.primary));
+    ggml_tallocr ta = ggml_tallocr_new(ad.buf);
+    for (ggml_tensor * t = ggml_get_first_tensor(ad.ctx); t; t = ggml_get_next_tensor(ad.ctx, t)) {
+        if (!t->view_src && ggml_tallocr_alloc(&ta, t) != GGML_STATUS_SUCCESS) fail(HONE_E_INTERNAL, "cannot place %s in the adapter buffer", t->name);
+    }
+    for (ggml_tensor * t = ggml_get_first_tensor(ad.ctx); t; t = ggml_get_next_tensor(ad.ctx, t)) {
+        if (t->view_src && ggml_backend_view_init(t) != GGML_STATUS_SUCCESS) fail(HONE_E_INTERNAL, "cannot place %s in the adapter buffer", t->name);
+    }
+    ggml_backend_buffer_clear(ad.buf, 0);
+}
+
 // Creates the A/B tensors (uninitialised) for every (target, layer) pair, on the model's
 // primary backend, with shapes from the base weights. Pairs whose weights read the same input
 // with the same rank share one A of r * members rows (each pair's A a view of its rows): the
@@ -183,8 +209,7 @@ static void create_pairs(hone_adapter & ad, const std::vector<std::pair<ggml_ten
         ad.by_weight[w] = ad.pairs.size();
         ad.pairs.push_back(p);
     }
-    ad.buf = ggml_backend_alloc_ctx_tensors(ad.ctx, ad.model->backends.primary);
-    if (!ad.buf) fail(HONE_E_MEMORY, "not enough %s memory for the adapter", ggml_backend_name(ad.model->backends.primary));
+    alloc_adapter_buffer(ad);
 }
 
 static void set_f32(ggml_tensor * t, const std::vector<float> & v) { ggml_backend_tensor_set(t, v.data(), 0, v.size() * sizeof(float)); }

@@ -33,8 +33,10 @@ class AdamW {
     // Creates the moments, AdamW's params and the clip scale in ctx_state (the caller allocates
     // its buffer), and both graphs, for these (param, gradient) pairs. Every gradient is a view
     // of `grad_all`, whose other elements stay zero: the norm and the clipping run over it whole.
+    // `params_buf` (or null): the buffer holding exactly these params, each at its gradient's
+    // offset in `grad_all`, which is as large as the buffer; AdamW then runs once over all of it.
     void build(ggml_context * ctx_state, const std::vector<std::pair<ggml_tensor *, ggml_tensor *>> & params_and_grads,
-               ggml_tensor * grad_all);
+               ggml_tensor * grad_all, ggml_backend_buffer_t params_buf);
     // Allocates both graphs' intermediate tensors on `backend` once ctx_state has its buffer.
     void alloc(ggml_backend_t backend);
 

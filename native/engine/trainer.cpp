@@ -94,17 +94,31 @@ static void build_graphs(hone_trainer & tr) {
     // One F32 accumulator per parameter (added to in place by the backward pass), each a view
     // of one flat tensor, and a constant 1 as the loss's seed gradient (in ctx_state:
     // accumulators are zeroed every step). The flat tensor lets the optimizer take the norm and
-    // the clipping of every gradient in one pass each, not five small kernels per tensor.
+    // the clipping of every gradient in one pass each, not five small kernels per tensor. Where
+    // the trained tensors are exactly the adapter's, in its one buffer, each gradient sits
+    // at its parameter's offset in that buffer, so AdamW can also run once over the whole buffer.
     const size_t n_pairs = ad.pairs.size();
     tr.ctx_accs = ggml_init({ ggml_tensor_overhead() * (n_pairs * 2 + 2), nullptr, true });
     tr.ctx_state = ggml_init({ ggml_tensor_overhead() * (n_pairs * 4 + 8), nullptr, true });
     const auto is_trained = [&](const ggml_tensor * node) { return node != tr.frozen_param && (node->flags & GGML_TENSOR_FLAG_PARAM); };
-    const int64_t acc_align = 64; // elements: every view starts 256 bytes into the flat tensor
+    const size_t f = sizeof(float);
+    const char * ad_base = ad.buf ? (const char *) ggml_backend_buffer_get_base(ad.buf) : nullptr;
+    const size_t ad_size = ad.buf ? ggml_backend_buffer_get_size(ad.buf) : 0;
+    bool at_param_offsets = ad.buf && ad_size % 256 == 0;
+    const int64_t acc_align = 64; // elements: otherwise every view starts 256 bytes into the flat tensor
     int64_t acc_elements = 0;
+    size_t n_trained = 0;
     for (int i = 0; i < ggml_graph_n_nodes(tr.gf); i++) {
         const ggml_tensor * node = ggml_graph_node(tr.gf, i);
-        if (is_trained(node)) acc_elements += GGML_PAD(ggml_nelements(node), acc_align);
+        if (!is_trained(node)) continue;
+        n_trained++;
+        acc_elements += GGML_PAD(ggml_nelements(node), acc_align);
+        at_param_offsets = at_param_offsets && node->buffer == ad.buf && node->type == GGML_TYPE_F32 && ggml_is_contiguous(node) &&
+                           ((const char *) node->data - ad_base) % f == 0;
     }
+    // every buffer element belongs to a trained tensor or a gap: AdamW over it all changes no other tensor
+    at_param_offsets = at_param_offsets && n_trained == ad.trainable().size();
+    if (at_param_offsets) acc_elements = (int64_t) (ad_size / f);
     ggml_tensor * acc_all = ggml_new_tensor_1d(tr.ctx_accs, GGML_TYPE_F32, std::max<int64_t>(acc_elements, 1));
     ggml_set_name(acc_all, "grad_acc_all");
     std::vector<ggml_tensor *> accs(ggml_graph_n_nodes(tr.gf), nullptr);
@@ -116,9 +130,9 @@ static void build_graphs(hone_trainer & tr) {
         if (node == tr.frozen_param) {
             frozen_used = true;
         } else if (is_trained(node)) {
-            const size_t f = sizeof(float);
+            const size_t offs = at_param_offsets ? (size_t) ((const char *) node->data - ad_base) : f * acc_at;
             accs[i] = ggml_view_4d(tr.ctx_accs, acc_all, node->ne[0], node->ne[1], node->ne[2], node->ne[3], f * node->ne[0],
-                                   f * node->ne[0] * node->ne[1], f * node->ne[0] * node->ne[1] * node->ne[2], f * acc_at);
+                                   f * node->ne[0] * node->ne[1], f * node->ne[0] * node->ne[1] * node->ne[2], offs);
             acc_at += GGML_PAD(ggml_nelements(node), acc_align);
             ggml_format_name(accs[i], "grad_acc.%s", node->name);
             params_and_grads.emplace_back(node, accs[i]);
@@ -130,7 +144,7 @@ static void build_graphs(hone_trainer & tr) {
     HONE_CHECK_ARG(!tr.frozen_param || frozen_used, "tensor '%s' is not used by the training graph", tr.test_frozen_param.c_str());
     tr.gb = ggml_graph_dup(ctx, tr.gf, true);
     ggml_build_backward_expand(ctx, tr.gb, accs.data());
-    tr.opt.build(tr.ctx_state, params_and_grads, acc_all);
+    tr.opt.build(tr.ctx_state, params_and_grads, acc_all, at_param_offsets ? ad.buf : nullptr);
     for (int i = 0; i < ggml_graph_n_nodes(tr.gb); i++) {
         if (ggml_graph_node(tr.gb, i) == tr.loss) { tr.n_forward_nodes = i + 1; break; }
     }

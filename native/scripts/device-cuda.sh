@@ -2,7 +2,7 @@
 # GPU runs for the CUDA work, on a machine with nvcc, cmake and ninja but no Node and no
 # network. Builds ggml-cuda + hone-train + test-backend-ops from the llama.cpp bundle with
 # our patches, then runs the stages named on the command line, logging under $OUT.
-#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops] [oom] [attn] [attn-fit] [kernels] [attn-ncu] [recompute] [peft-fit] [fa-fused] [row-kernels] [ops-mm-add] [moe-archs] [ops-out-prod-add] [moe] [mmq-big] [moe-make] [moe-big] [norm-spike] [ns-ops] [delta-net] [gemma4] [grad-agree]
+#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops] [oom] [attn] [attn-fit] [kernels] [attn-ncu] [recompute] [peft-fit] [fa-fused] [ops-ce] [row-kernels] [ops-mm-add] [moe-archs] [ops-out-prod-add] [moe] [mmq-big] [moe-make] [moe-big] [norm-spike] [ns-ops] [delta-net] [gemma4] [grad-agree]
 # Inputs (ignored by git, carried to the machine): .device/gitRelease.bundle (from the pinned
 # node-llama-cpp tarball), .device/text.txt (training text) and optionally .device/native.tar
 # (`git archive HEAD native`: build a committed snapshot instead of the working tree).
@@ -184,6 +184,18 @@ fa-fused)
     done
   done
   ;;
+ops-ce)
+  # Patch 0022: the class-index cross-entropy (loss and backward) against the CPU, with the
+  # float4 loops (30000 classes) and with GGML_CUDA_CE_VEC=0 (the scalar ones everywhere)
+  for vec in 1 0; do
+    for op in CROSS_ENTROPY_LOSS CROSS_ENTROPY_LOSS_BACK; do
+      f=$out/ops-$op-vec$vec.log
+      GGML_CUDA_CE_VEC=$vec timeout 120 "$bin/test-backend-ops" test -b CUDA0 -o $op > "$f" 2>&1
+      log "$op (GGML_CUDA_CE_VEC=$vec): $(grep -E 'tests passed' "$f" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$f") FAIL, $(grep -c 'labels=i32.*OK' "$f") index cases OK"
+      grep -E 'FAIL' "$f" | head -4 | sed 's/^/    /' | tee -a "$out/summary.txt"
+    done
+  done
+  ;;
 row-kernels)
   # Patch 0018's launches and conversions against the CPU: RoPE forward and backward, RMS norm's
   # backward, the fused RMS norm + mul + RoPE, OUT_PROD (the src1 slices) and its fused sums, and
@@ -303,6 +315,10 @@ bench)
       [ $mode = noheadsfirst ] && env_switch="GGML_CUDA_FA_HEADS_FIRST=0"
       # the optimizer's norm and clipping per tensor instead of over the flat gradient accumulator
       [ $mode = noflatgrads ] && env_switch="HONE_FLAT_GRADIENTS=0"
+      # AdamW per tensor instead of once over the adapter's buffer
+      [ $mode = noflatadamw ] && env_switch="HONE_FLAT_ADAMW=0"
+      # patch 0022's float4 cross-entropy loops off (the scalar ones)
+      [ $mode = cescalar ] && env_switch="GGML_CUDA_CE_VEC=0"
       nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$out/smi-$shape-$mode.txt" & smi=$!
       # BENCH_TIMEOUT bounds a run (the fallback of a 4B model takes minutes per step); the
       # steps finished before it are in the .jsonl.

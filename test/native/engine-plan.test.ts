@@ -91,7 +91,9 @@ describe('engine capabilities and the training plan', () => {
     assert.equal(wider.cached, true);
     assert.ok(wider.pools[0].planBytes > cpu.planBytes);
     const adapter = (p: typeof first) => p.pools[0].items.find((i) => i.what === 'adapter')!.bytes;
-    assert.equal(adapter(wider), 2 * adapter(first), 'rank 16 doubles the adapter');
+    // (the adapter's buffer is a whole number of 256-byte rows: AdamW runs over it as one tensor)
+    assert.ok(Math.abs(adapter(wider) - 2 * adapter(first)) <= 256, `rank 16 doubles the adapter: ${adapter(wider)} vs ${adapter(first)}`);
+    assert.equal(adapter(first) % 256, 0);
   });
 
   test('plan: a memory limit the run does not fit is reported with the pool and the sizes; a missing model is io_error', async (t) => {

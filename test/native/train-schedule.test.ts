@@ -4,6 +4,7 @@
  * from checkpoints with its own GGUF reader.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { requireFixture } from '../helpers/fixtures.ts';
@@ -72,32 +73,46 @@ describe('schedules, clipping and weight decay', () => {
     assert.ok(relDiff(Math.sqrt(sq) / 0.1, norm) < 1e-4, 'the reported norm is the L2 norm of the whole gradient');
   });
 
-  test('the norm and clipping taken over the one flat gradient accumulator match the per-tensor graph (HONE_FLAT_GRADIENTS=0)', (t) => {
+  test('AdamW once over the adapter, and the norm and clipping over the flat accumulator, match the per-tensor graphs', (t) => {
     const model = requireFixture(t, 'stories260K.gguf');
     if (!model) return;
-    const run = (out: string, flat: string) => {
-      const r = honeTrain([...base(model, out), '--steps', '3', '--lr', '1e-3', '--max-grad-norm', '0.05', '--checkpoint-every', '3'], undefined,
-        { HONE_FLAT_GRADIENTS: flat });
+    const run = (out: string, env: Record<string, string>) => {
+      const r = honeTrain([...base(model, out), '--steps', '3', '--lr', '1e-3', '--max-grad-norm', '0.05', '--weight-decay', '0.1',
+        '--checkpoint-every', '3'], undefined, env);
       assert.equal(r.code, 0, r.stderr);
-      return { steps: r.events.filter((e) => e.type === 'step'), m: readGguf(join(dir, out, 'checkpoints', '3', 'optimizer.gguf')) };
+      const ops = JSON.parse(readFileSync(join(dir, out, 'ops.json'), 'utf8'));
+      const cp = join(dir, out, 'checkpoints', '3');
+      return { steps: r.events.filter((e) => e.type === 'step'), m: readGguf(join(cp, 'optimizer.gguf')), ad: readGguf(join(cp, 'adapter.gguf')),
+        adamwNodes: ops.nodes.filter((n: { op: string }) => n.op === 'OPT_STEP_ADAMW').length, trainable: ops.graph.trainable_tensors as number };
     };
-    const flat = run('flat-on', '1');
-    const perTensor = run('flat-off', '0');
+    const flat = run('flat-on', {});
+    const adamwPerTensor = run('flat-adamw-off', { HONE_FLAT_ADAMW: '0' });
+    const perTensor = run('flat-off', { HONE_FLAT_GRADIENTS: '0' });
+    assert.equal(flat.adamwNodes, 1, 'one AdamW node over the whole adapter');
+    assert.equal(adamwPerTensor.adamwNodes, flat.trainable, 'HONE_FLAT_ADAMW=0: one AdamW node per tensor');
+    assert.equal(perTensor.adamwNodes, flat.trainable);
     assert.equal(flat.steps.length, 3);
     flat.steps.forEach((e, i) => {
       assert.ok((e.clip_scale as number) < 1, `step ${i + 1} is clipped`);
       for (const k of ['loss', 'grad_norm', 'clip_scale']) {
+        assert.equal(e[k], adamwPerTensor.steps[i][k], `step ${i + 1} ${k}: AdamW over the buffer or per tensor, the same numbers`);
         assert.ok(relDiff(e[k] as number, perTensor.steps[i][k] as number) < 1e-5, `step ${i + 1} ${k}: ${e[k]} vs ${perTensor.steps[i][k]}`);
       }
     });
-    // every tensor's moments: a view at the wrong offset would update it with another's gradient
+    // every tensor's moments and weights: a view at the wrong offset would update it with another's
+    // gradient. Against the per-tensor norm (summed in another order) the moments differ by about
+    // 1e-5 of their size and, over three steps, the weights by up to about 1e-3 of the learning rate.
     let n = 0;
-    for (const [name, a] of flat.m.tensors) {
-      const b = perTensor.m.tensors.get(name)!;
-      for (let i = 0; i < a.length; i++) assert.ok(Math.abs(a[i] - b[i]) <= 1e-4 * Math.abs(b[i]) + 1e-9, `${name}[${i}]: ${a[i]} vs ${b[i]}`);
-      n++;
+    for (const [file, key, abs] of [['moments', 'm', 1e-9], ['adapter', 'ad', 2e-6]] as const) {
+      for (const [name, a] of flat[key].tensors) {
+        const same = adamwPerTensor[key].tensors.get(name)!;
+        const b = perTensor[key].tensors.get(name)!;
+        assert.deepEqual(a, same, `${file} ${name}: AdamW over the buffer and per tensor differ`);
+        for (let i = 0; i < a.length; i++) assert.ok(Math.abs(a[i] - b[i]) <= 1e-4 * Math.abs(b[i]) + abs, `${name}[${i}]: ${a[i]} vs ${b[i]}`);
+        n++;
+      }
     }
-    assert.ok(n >= 2 * 7, `${n} moment tensors compared`);
+    assert.ok(n >= 3 * flat.trainable, `${n} tensors compared`);
   });
 
   test('weight decay is decoupled: each weight shrinks by lr * decay per step, whatever its gradient', (t) => {
