@@ -20,4 +20,14 @@ bool backend_runs_fused_attention(ggml_backend_t backend, ggml_tensor * kqv) {
     return ok;
 }
 
+bool give_attention_lse(ggml_backend_t backend, ggml_tensor * kqv, ggml_tensor * lse) {
+    static const bool allowed = env_switch_on("HONE_ATTENTION_LSE");
+    // the CPU's backward recomputes its own: there the output would only cost time
+    if (!allowed || ggml_backend_dev_type(ggml_backend_get_device(backend)) != GGML_BACKEND_DEVICE_TYPE_GPU) return false;
+    ggml_flash_attn_ext_set_lse(kqv, lse);
+    if (ggml_backend_supports_op(backend, kqv)) return true;
+    ggml_flash_attn_ext_set_lse(kqv, nullptr);
+    return false;
+}
+
 } // namespace hone

@@ -327,7 +327,13 @@ static ggml_tensor * fused_attention(const LayerCtx & c, ggml_tensor * q, ggml_t
     // apply by position without reading it
     if (attention_mask_exactly_causal(hp, il)) ggml_flash_attn_ext_set_causal_exact(kqv);
     else ggml_flash_attn_ext_set_causal(kqv, true);
-    if (!backend_runs_fused_attention(c.in.attention_backend ? c.in.attention_backend : c.m.backends.primary, kqv)) return nullptr;
+    ggml_backend_t backend = c.in.attention_backend ? c.in.attention_backend : c.m.backends.primary;
+    if (!backend_runs_fused_attention(backend, kqv)) return nullptr;
+    // the rows' log-sum-exp from the forward, so that the backward need not recompute it
+    if (attention_mask_exactly_causal(hp, il) && !L.attn_sinks && hp.attn_softcap == 0.0f) {
+        ggml_tensor * lse = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, T, nh, B);
+        if (give_attention_lse(backend, kqv, lse)) tag(lse, "kqv_lse", il);
+    }
     tag(kqv, "kqv", il); // [hd, nh, T, B]: already the heads-last layout the output projection reads
     return ggml_reshape_2d(ctx, kqv, (int64_t) hd * nh, (int64_t) T * B);
 }

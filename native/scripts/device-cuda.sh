@@ -160,11 +160,11 @@ fa-fused)
   # the op against the CPU (the eligible cases run fused, the rest patch 0008's path), then
   # Qwen3-4B training at FA_FUSED_CTX tokens with the fused backward off and on in one call.
   GGML_CUDA_FA_BACK_BF16=1 GGML_CUDA_FA_BACK_FUSED=1 timeout 240 "$bin/test-backend-ops" test -b CUDA0 -o FLASH_ATTN_BACK > "$out/ops-fa-fused.log" 2>&1
-  log "FLASH_ATTN_BACK fused (patches 0016, 0019): $(grep -E 'tests passed' "$out/ops-fa-fused.log" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$out/ops-fa-fused.log") FAIL, $(grep -c 'exact=1' "$out/ops-fa-fused.log") exact-causal cases among them"
+  log "FLASH_ATTN_BACK fused (patches 0016, 0019, 0023): $(grep -E 'tests passed' "$out/ops-fa-fused.log" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$out/ops-fa-fused.log") FAIL, $(grep -c 'exact=1' "$out/ops-fa-fused.log") exact-causal cases among them, $(grep -c 'lse=1.*OK' "$out/ops-fa-fused.log") with the forward's log-sum-exp OK"
   grep -E 'FAIL|NMSE' "$out/ops-fa-fused.log" | head -8 | sed 's/^/    /' | tee -a "$out/summary.txt"
   # patch 0019's forward (the exact-causal cases) against the CPU
   timeout 120 "$bin/test-backend-ops" test -b CUDA0 -o FLASH_ATTN_EXT -p exact=1 > "$out/ops-fa-fwd.log" 2>&1
-  log "FLASH_ATTN_EXT exact-causal (patch 0019's forward): $(grep -E 'tests passed' "$out/ops-fa-fwd.log" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$out/ops-fa-fwd.log") FAIL"
+  log "FLASH_ATTN_EXT exact-causal (patch 0019's forward): $(grep -E 'tests passed' "$out/ops-fa-fwd.log" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$out/ops-fa-fwd.log") FAIL, $(grep -c 'lse=1.*OK' "$out/ops-fa-fwd.log") log-sum-exp cases (patch 0023) OK"
   grep -E 'FAIL' "$out/ops-fa-fwd.log" | head -4 | sed 's/^/    /' | tee -a "$out/summary.txt"
   # patch 0016's ways (dq's own first pass, the mask read) on the same cases
   GGML_CUDA_FA_BACK_BF16=1 GGML_CUDA_FA_BACK_FUSED=1 GGML_CUDA_FA_BACK_LSE_PASS=0 GGML_CUDA_FA_BACK_CAUSAL_INDEX=0 timeout 240 "$bin/test-backend-ops" test -b CUDA0 -o FLASH_ATTN_BACK > "$out/ops-fa-fused-0016.log" 2>&1
@@ -319,6 +319,8 @@ bench)
       [ $mode = noflatadamw ] && env_switch="HONE_FLAT_ADAMW=0"
       # patch 0022's float4 cross-entropy loops off (the scalar ones)
       [ $mode = cescalar ] && env_switch="GGML_CUDA_CE_VEC=0"
+      # the backward's own log-sum-exp kernel instead of the forward's (patch 0023)
+      [ $mode = nolse ] && env_switch="HONE_ATTENTION_LSE=0"
       nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$out/smi-$shape-$mode.txt" & smi=$!
       # BENCH_TIMEOUT bounds a run (the fallback of a 4B model takes minutes per step); the
       # steps finished before it are in the .jsonl.

@@ -8,6 +8,7 @@
 #include "batch.h"
 #include "checkpoint.h"
 #include "error.h"
+#include "fused_attention.h"
 #include "graph.h"
 #include "hone.h"
 #include "metal_rules_backend.h"
@@ -735,6 +736,75 @@ struct SwigluBlock {
 
 } // namespace
 
+// Patch 0023's log-sum-exp output of the fused forward: the CPU writes it (the reference a GPU's
+// forward is compared with, test-backend-ops), Metal refuses the node that asks for it, and the
+// engine asks only GPU backends for it.
+void attention_lse_cases() {
+    run_case("attention lse: the CPU forward writes each row's base-2 log-sum-exp (grouped heads, two sequences, more keys than queries)", [] {
+        const int64_t D = 16, N = 7, M = 11, H = 4, HK = 2, S = 2;
+        const float scale = 0.3f;
+        ggml_context * ctx = ggml_init({ 16 * ggml_tensor_overhead() + ggml_graph_overhead(), nullptr, true });
+        ggml_tensor * q = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, D, N, H, S);
+        ggml_tensor * k = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, D, M, HK, S);
+        ggml_tensor * v = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, D, M, HK, S);
+        ggml_tensor * mask = ggml_new_tensor_2d(ctx, GGML_TYPE_F16, M, N);
+        ggml_tensor * lse = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, N, H, S);
+        ggml_tensor * kqv = ggml_flash_attn_ext(ctx, q, k, v, mask, scale, 0.0f, 0.0f);
+        ggml_flash_attn_ext_set_prec(kqv, GGML_PREC_F32);
+        ggml_flash_attn_ext_set_causal_exact(kqv);
+        ggml_flash_attn_ext_set_lse(kqv, lse);
+        ggml_cgraph * g = ggml_new_graph(ctx);
+        ggml_build_forward_expand(g, kqv);
+        ggml_backend_t cpu = ggml_backend_cpu_init();
+        ggml_backend_cpu_set_n_threads(cpu, 3);
+        ggml_backend_buffer_t buf = ggml_backend_alloc_ctx_tensors(ctx, cpu);
+        std::vector<float> qv(ggml_nelements(q)), kv(ggml_nelements(k)), vv(ggml_nelements(v));
+        uint32_t seed = 7;
+        auto rnd = [&] { seed = seed * 1664525u + 1013904223u; return (float) (seed >> 8) / (float) (1u << 24) * 4.0f - 2.0f; };
+        for (auto * x : { &qv, &kv, &vv }) for (float & e : *x) e = rnd();
+        ggml_backend_tensor_set(q, qv.data(), 0, ggml_nbytes(q));
+        ggml_backend_tensor_set(k, kv.data(), 0, ggml_nbytes(k));
+        ggml_backend_tensor_set(v, vv.data(), 0, ggml_nbytes(v));
+        std::vector<ggml_fp16_t> mv(ggml_nelements(mask), ggml_fp32_to_fp16(-INFINITY)); // key j visible to query i up to i + (M - N)
+        for (int64_t i = 0; i < N; i++) for (int64_t j = 0; j <= i + (M - N); j++) mv[i * M + j] = ggml_fp32_to_fp16(0.0f);
+        ggml_backend_tensor_set(mask, mv.data(), 0, ggml_nbytes(mask));
+        CHECK(ggml_backend_graph_compute(cpu, g) == GGML_STATUS_SUCCESS, "the forward failed");
+        std::vector<float> got(ggml_nelements(lse));
+        ggml_backend_tensor_get(lse, got.data(), 0, ggml_nbytes(lse));
+        double worst = 0.0;
+        for (int64_t s = 0; s < S; s++) for (int64_t h = 0; h < H; h++) for (int64_t i = 0; i < N; i++) {
+            double sum = 0.0;
+            for (int64_t j = 0; j <= i + (M - N); j++) {
+                double dot = 0.0;
+                for (int64_t e = 0; e < D; e++) dot += (double) qv[((s * H + h) * N + i) * D + e] * kv[((s * HK + h / (H / HK)) * M + j) * D + e];
+                sum += std::exp(scale * dot);
+            }
+            worst = std::max(worst, std::fabs(got[(s * H + h) * N + i] - std::log2(sum)));
+        }
+        CHECK(worst < 1e-4, "largest difference from log2(sum exp(scale q.k)): %g", worst);
+        ggml_backend_buffer_free(buf);
+        ggml_backend_free(cpu);
+        ggml_free(ctx);
+    });
+    run_case("attention lse: Metal's rules refuse a forward that must write it; the engine asks no CPU backend for it", [] {
+        ggml_context * ctx = ggml_init({ 16 * ggml_tensor_overhead(), nullptr, true });
+        ggml_tensor * q = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 64, 8, 4, 1);
+        ggml_tensor * k = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 64, 8, 2, 1);
+        ggml_tensor * mask = ggml_new_tensor_2d(ctx, GGML_TYPE_F16, 8, 8);
+        ggml_tensor * kqv = ggml_flash_attn_ext(ctx, q, k, ggml_dup_tensor(ctx, k), mask, 0.125f, 0.0f, 0.0f);
+        ggml_flash_attn_ext_set_causal_exact(kqv);
+        ggml_tensor * lse = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 8, 4, 1);
+        ggml_backend_t apple7 = metal_rules_backend_init("apple7", 1);
+        CHECK(ggml_backend_supports_op(apple7, kqv), "apple7 takes the forward without it");
+        ggml_flash_attn_ext_set_lse(kqv, lse);
+        CHECK(!ggml_backend_supports_op(apple7, kqv), "apple7 would not write it");
+        ggml_flash_attn_ext_set_lse(kqv, nullptr);
+        CHECK(!give_attention_lse(apple7, kqv, lse) && kqv->src[5] == nullptr, "a CPU-type backend is not asked for it");
+        ggml_backend_free(apple7);
+        ggml_free(ctx);
+    });
+}
+
 // The masks the fused attention reads, uploaded as a trainer uploads them, against the promise
 // each layer's FLASH_ATTN_EXT node carries: a layer promised an exactly causal mask (whose CUDA
 // forward and backward then hide keys by position, never reading it) must be given exactly that.
@@ -819,6 +889,7 @@ int main() {
     hparams_cases();
     selective_recompute_cases();
     attention_mask_cases();
+    attention_lse_cases();
     const fs::path root = temp_root();
     checkpoint_cases(root);
     std::error_code ec;
