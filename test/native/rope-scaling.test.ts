@@ -27,6 +27,21 @@ const CASES = [
     extra: ['--experts', '4', '--experts-used', '2', '--expert-ff', '32', '--kv', 'attention.sliding_window=3,attention.sliding_window_pattern=2'], eps: '1e-3' },
 ] as { name: string; arch: string; yarn: string; extra: string[]; eps?: string }[];
 
+/**
+ * Asserts that training lowered the loss: the mean of the last four of 12 steps against the mean
+ * of the first four (falls of 0.13 to 0.32 measured; at a learning rate of 1e-9 the two means
+ * agree to 1e-6: the text has four windows, so each mean covers all of them). One step's loss is
+ * one window of the text, and windows differ by about 0.1 here, so one step against another
+ * said more about the windows, and through rounding at this learning rate about the
+ * machine, than about training.
+ */
+function assertLossFalls(losses: number[]) {
+  assert.equal(losses.length, 12);
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const first = mean(losses.slice(0, 4)), last = mean(losses.slice(-4));
+  assert.ok(last < first - 0.08, `mean loss of the first four steps ${first}, of the last four ${last}: ${losses.join(' ')}`);
+}
+
 describe('RoPE scaling: YaRN, attention temperature', () => {
   const dir = tempDir();
   const data = join(dir, 'text.txt');
@@ -55,10 +70,9 @@ describe('RoPE scaling: YaRN, attention temperature', () => {
       assert.equal(summary.pass, true, JSON.stringify(summary));
       assert.ok(summary.checked >= 5 && summary.vector_rel_error < 1e-3, JSON.stringify(summary));
 
-      const r = honeTrain(['--model', model, '--data', data, '--out', join(dir, `${c.arch}-run`), '--steps', '8', '--ctx', '48', '--lr', '5e-2', '--json']);
+      const r = honeTrain(['--model', model, '--data', data, '--out', join(dir, `${c.arch}-run`), '--steps', '12', '--ctx', '48', '--lr', '5e-2', '--json']);
       assert.equal(r.code, 0, r.stderr);
-      const losses = r.events.filter((e) => e.type === 'step').map((e) => e.loss);
-      assert.ok(losses.at(-1) < losses[0] - 0.15, `loss ${losses[0]} -> ${losses.at(-1)}`);
+      assertLossFalls(r.events.filter((e) => e.type === 'step').map((e) => e.loss as number));
     });
   }
 
@@ -89,10 +103,9 @@ describe('RoPE scaling: YaRN, attention temperature', () => {
     const summary = g.events.find((e) => e.type === 'check-grad')!;
     assert.equal(g.code, 0, g.stdout + g.stderr);
     assert.ok(summary.pass && summary.checked >= 5 && summary.vector_rel_error < 1e-3, JSON.stringify(summary));
-    const r = honeTrain(['--model', long, '--data', data, '--out', join(dir, 'phi3-longrope-run'), '--steps', '8', '--ctx', '48', '--lr', '5e-2', '--json']);
+    const r = honeTrain(['--model', long, '--data', data, '--out', join(dir, 'phi3-longrope-run'), '--steps', '12', '--ctx', '48', '--lr', '5e-2', '--json']);
     assert.equal(r.code, 0, r.stderr);
-    const losses = r.events.filter((e) => e.type === 'step').map((e) => e.loss);
-    assert.ok(losses.at(-1) < losses[0] - 0.15, `loss ${losses[0]} -> ${losses.at(-1)}`);
+    assertLossFalls(r.events.filter((e) => e.type === 'step').map((e) => e.loss as number));
   });
 
   test('a malformed --rope-yarn is refused naming its form', () => {
