@@ -325,12 +325,13 @@ static ggml_tensor * fused_attention(const LayerCtx & c, ggml_tensor * q, ggml_t
     ggml_flash_attn_ext_set_prec(kqv, GGML_PREC_F32);
     // both masks are causal: the backward may skip later keys; an exactly causal one it may
     // apply by position without reading it
-    if (attention_mask_exactly_causal(hp, il)) ggml_flash_attn_ext_set_causal_exact(kqv);
+    const bool exact = attention_mask_exactly_causal(hp, il);
+    if (exact) ggml_flash_attn_ext_set_causal_exact(kqv);
     else ggml_flash_attn_ext_set_causal(kqv, true);
     ggml_backend_t backend = c.in.attention_backend ? c.in.attention_backend : c.m.backends.primary;
     if (!backend_runs_fused_attention(backend, kqv)) return nullptr;
     // the rows' log-sum-exp from the forward, so that the backward need not recompute it
-    if (attention_mask_exactly_causal(hp, il) && !L.attn_sinks && hp.attn_softcap == 0.0f) {
+    if (exact && !L.attn_sinks && hp.attn_softcap == 0.0f) {
         ggml_tensor * lse = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, T, nh, B);
         if (give_attention_lse(backend, kqv, lse)) tag(lse, "kqv_lse", il);
     }

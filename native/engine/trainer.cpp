@@ -104,7 +104,7 @@ static void build_graphs(hone_trainer & tr) {
     const size_t f = sizeof(float);
     const char * ad_base = ad.buf ? (const char *) ggml_backend_buffer_get_base(ad.buf) : nullptr;
     const size_t ad_size = ad.buf ? ggml_backend_buffer_get_size(ad.buf) : 0;
-    bool at_param_offsets = ad.buf && ad_size % 256 == 0;
+    bool at_param_offsets = ad.buf != nullptr; // (the optimizer checks the buffer is whole 64-element rows)
     const int64_t acc_align = 64; // elements: otherwise every view starts 256 bytes into the flat tensor
     int64_t acc_elements = 0;
     size_t n_trained = 0;
