@@ -2,7 +2,7 @@
 # GPU runs for the CUDA work, on a machine with nvcc, cmake and ninja but no Node and no
 # network. Builds ggml-cuda + hone-train + test-backend-ops from the llama.cpp bundle with
 # our patches, then runs the stages named on the command line, logging under $OUT.
-#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops] [oom] [attn] [attn-fit] [kernels] [attn-ncu] [recompute] [peft-fit] [fa-fused] [ops-ce] [row-kernels] [ops-mm-add] [moe-archs] [ops-out-prod-add] [moe] [mmq-big] [moe-make] [moe-big] [norm-spike] [ns-ops] [delta-net] [gemma4] [grad-agree]
+#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops] [oom] [attn] [attn-fit] [kernels] [attn-ncu] [recompute] [peft-fit] [fa-fused] [ops-ce] [row-kernels] [ops-mm-add] [moe-archs] [ops-out-prod-add] [ops-skinny] [moe] [mmq-big] [moe-make] [moe-big] [norm-spike] [ns-ops] [delta-net] [gemma4] [grad-agree]
 # Inputs (ignored by git, carried to the machine): .device/gitRelease.bundle (from the pinned
 # node-llama-cpp tarball), .device/text.txt (training text) and optionally .device/native.tar
 # (`git archive HEAD native`: build a committed snapshot instead of the working tree).
@@ -196,6 +196,19 @@ ops-ce)
     done
   done
   ;;
+ops-skinny)
+  # Patch 0024's skinny-product kernel against the CPU, on and off (GGML_CUDA_SKINNY=0: cuBLAS):
+  # OUT_PROD (every case), MUL_MAT with F32 operands, the product + SCALE pairs (test_skinny_scale)
+  # and the LoRA OUT_PROD + ADD accumulations
+  for sk in 1 0; do
+    f=$out/ops-skinny$sk.log; : > "$f"
+    for t in "-o OUT_PROD" "-o MUL_MAT -p type_a=f32,type_b=f32" "-o SCALE" "-o ADD -p out_prod"; do
+      GGML_CUDA_SKINNY=$sk timeout 150 "$bin/test-backend-ops" test -b CUDA0 $t >> "$f" 2>&1
+    done
+    log "skinny products (GGML_CUDA_SKINNY=$sk): $(grep -cE '^ +[A-Z_]+\(.*OK' "$f") OK, $(grep -c 'FAIL' "$f") FAIL; $(grep -E 'tests passed' "$f" | sed 's/^ *//' | tr '\n' ' ')"
+    grep -E 'FAIL' "$f" | head -6 | sed 's/^/    /' | tee -a "$out/summary.txt"
+  done
+  ;;
 row-kernels)
   # Patch 0018's launches and conversions against the CPU: RoPE forward and backward, RMS norm's
   # backward, the fused RMS norm + mul + RoPE, OUT_PROD (the src1 slices) and its fused sums, and
@@ -321,6 +334,8 @@ bench)
       [ $mode = cescalar ] && env_switch="GGML_CUDA_CE_VEC=0"
       # the backward's own log-sum-exp kernel instead of the forward's (patch 0023)
       [ $mode = nolse ] && env_switch="HONE_ATTENTION_LSE=0"
+      # cuBLAS's split-K GEMMs for the LoRA path's skinny products instead of patch 0024's kernel
+      [ $mode = noskinny ] && env_switch="GGML_CUDA_SKINNY=0"
       nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$out/smi-$shape-$mode.txt" & smi=$!
       # BENCH_TIMEOUT bounds a run (the fallback of a 4B model takes minutes per step); the
       # steps finished before it are in the .jsonl.
