@@ -197,7 +197,7 @@ ops-ce)
   done
   ;;
 ops-skinny)
-  # Patch 0024's skinny-product kernel against the CPU, on and off (GGML_CUDA_SKINNY=0: cuBLAS):
+  # Patch 0024's skinny-product kernel against the CPU, on and off (GGML_CUDA_SKINNY=1: the kernel):
   # OUT_PROD (every case), MUL_MAT with F32 operands, the product + SCALE pairs (test_skinny_scale)
   # and the LoRA OUT_PROD + ADD accumulations (SKINNY_MODES: "1" alone when time is short)
   for sk in ${SKINNY_MODES:-1 0}; do
@@ -334,8 +334,9 @@ bench)
       [ $mode = cescalar ] && env_switch="GGML_CUDA_CE_VEC=0"
       # the backward's own log-sum-exp kernel instead of the forward's (patch 0023)
       [ $mode = nolse ] && env_switch="HONE_ATTENTION_LSE=0"
-      # cuBLAS's split-K GEMMs for the LoRA path's skinny products instead of patch 0024's kernel
-      [ $mode = noskinny ] && env_switch="GGML_CUDA_SKINNY=0"
+      # patch 0024's kernel for the LoRA path's skinny products instead of cuBLAS's split-K GEMMs
+      # (opt-in until measured)
+      [ $mode = skinny ] && env_switch="GGML_CUDA_SKINNY=1"
       nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$out/smi-$shape-$mode.txt" & smi=$!
       # BENCH_TIMEOUT bounds a run (the fallback of a 4B model takes minutes per step); the
       # steps finished before it are in the .jsonl.
