@@ -2,7 +2,7 @@
 # GPU runs for the CUDA work, on a machine with nvcc, cmake and ninja but no Node and no
 # network. Builds ggml-cuda + hone-train + test-backend-ops from the llama.cpp bundle with
 # our patches, then runs the stages named on the command line, logging under $OUT.
-#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops] [oom] [attn] [attn-fit] [kernels] [attn-ncu] [recompute] [peft-fit] [fa-fused] [ops-ce] [row-kernels] [ops-mm-add] [moe-archs] [ops-out-prod-add] [ops-skinny] [moe] [mmq-big] [moe-make] [moe-big] [norm-spike] [ns-ops] [delta-net] [gemma4] [grad-agree]
+#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops] [oom] [attn] [attn-fit] [kernels] [attn-ncu] [recompute] [peft-fit] [fa-fused] [ops-ce] [row-kernels] [ops-mm-add] [moe-archs] [ops-out-prod-add] [ops-skinny] [ops-fa-lean] [moe] [mmq-big] [moe-make] [moe-big] [norm-spike] [ns-ops] [delta-net] [gemma4] [grad-agree]
 # Inputs (ignored by git, carried to the machine): .device/gitRelease.bundle (from the pinned
 # node-llama-cpp tarball), .device/text.txt (training text) and optionally .device/native.tar
 # (`git archive HEAD native`: build a committed snapshot instead of the working tree).
@@ -209,6 +209,19 @@ ops-skinny)
     grep -E 'FAIL' "$f" | head -6 | sed 's/^/    /' | tee -a "$out/summary.txt"
   done
   ;;
+ops-fa-lean)
+  # Patch 0025's leaner attention loops (GGML_CUDA_FA_LEAN=1) against the CPU: the backward (the
+  # split and the looping dK/dV forms) and the exact-causal forward
+  for split in 1 0; do
+    f=$out/ops-fa-lean-split$split.log
+    GGML_CUDA_FA_LEAN=1 GGML_CUDA_FA_BACK_BF16=1 GGML_CUDA_FA_BACK_FUSED=1 GGML_CUDA_FA_BACK_FUSED_SPLIT=$split timeout 240 "$bin/test-backend-ops" test -b CUDA0 -o FLASH_ATTN_BACK > "$f" 2>&1
+    log "FLASH_ATTN_BACK lean (patch 0025, split $split): $(grep -E 'tests passed' "$f" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$f") FAIL, $(grep -c 'exact=1.*OK' "$f") exact-causal cases OK"
+    grep -E 'FAIL' "$f" | head -4 | sed 's/^/    /' | tee -a "$out/summary.txt"
+  done
+  GGML_CUDA_FA_LEAN=1 timeout 120 "$bin/test-backend-ops" test -b CUDA0 -o FLASH_ATTN_EXT -p exact=1 > "$out/ops-fa-lean-fwd.log" 2>&1
+  log "FLASH_ATTN_EXT exact-causal lean (patch 0025): $(grep -E 'tests passed' "$out/ops-fa-lean-fwd.log" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$out/ops-fa-lean-fwd.log") FAIL"
+  grep -E 'FAIL' "$out/ops-fa-lean-fwd.log" | head -4 | sed 's/^/    /' | tee -a "$out/summary.txt"
+  ;;
 row-kernels)
   # Patch 0018's launches and conversions against the CPU: RoPE forward and backward, RMS norm's
   # backward, the fused RMS norm + mul + RoPE, OUT_PROD (the src1 slices) and its fused sums, and
@@ -337,6 +350,9 @@ bench)
       # patch 0024's kernel for the LoRA path's skinny products instead of cuBLAS's split-K GEMMs
       # (opt-in until measured)
       [ $mode = skinny ] && env_switch="GGML_CUDA_SKINNY=1"
+      # patch 0025's leaner attention loops (opt-in until measured), alone and with patch 0024's kernel
+      [ $mode = falean ] && env_switch="GGML_CUDA_FA_LEAN=1"
+      [ $mode = skinnylean ] && env_switch="GGML_CUDA_SKINNY=1 GGML_CUDA_FA_LEAN=1"
       nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$out/smi-$shape-$mode.txt" & smi=$!
       # BENCH_TIMEOUT bounds a run (the fallback of a 4B model takes minutes per step); the
       # steps finished before it are in the .jsonl.
