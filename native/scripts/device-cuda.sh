@@ -210,8 +210,8 @@ ops-skinny)
   done
   ;;
 ops-fa-lean)
-  # Patch 0025's leaner attention loops (GGML_CUDA_FA_LEAN=1) against the CPU: the backward (the
-  # split and the looping dK/dV forms) and the exact-causal forward
+  # Patch 0025's leaner attention loops (the default; set here all the same) against the CPU: the
+  # backward (the split and the looping dK/dV forms) and the exact-causal forward
   for split in 1 0; do
     f=$out/ops-fa-lean-split$split.log
     GGML_CUDA_FA_LEAN=1 GGML_CUDA_FA_BACK_BF16=1 GGML_CUDA_FA_BACK_FUSED=1 GGML_CUDA_FA_BACK_FUSED_SPLIT=$split timeout 240 "$bin/test-backend-ops" test -b CUDA0 -o FLASH_ATTN_BACK > "$f" 2>&1
@@ -348,11 +348,10 @@ bench)
       # the backward's own log-sum-exp kernel instead of the forward's (patch 0023)
       [ $mode = nolse ] && env_switch="HONE_ATTENTION_LSE=0"
       # patch 0024's kernel for the LoRA path's skinny products instead of cuBLAS's split-K GEMMs
-      # (opt-in until measured)
+      # (opt-in: slower than cuBLAS in run 26)
       [ $mode = skinny ] && env_switch="GGML_CUDA_SKINNY=1"
-      # patch 0025's leaner attention loops (opt-in until measured), alone and with patch 0024's kernel
-      [ $mode = falean ] && env_switch="GGML_CUDA_FA_LEAN=1"
-      [ $mode = skinnylean ] && env_switch="GGML_CUDA_SKINNY=1 GGML_CUDA_FA_LEAN=1"
+      # the attention loops before patch 0025's leaner ones
+      [ $mode = nolean ] && env_switch="GGML_CUDA_FA_LEAN=0"
       nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$out/smi-$shape-$mode.txt" & smi=$!
       # BENCH_TIMEOUT bounds a run (the fallback of a 4B model takes minutes per step); the
       # steps finished before it are in the .jsonl.
