@@ -211,12 +211,16 @@ ops-skinny)
   ;;
 ops-fa-lean)
   # Patch 0025's leaner attention loops (the default; set here all the same) against the CPU: the
-  # backward (the split and the looping dK/dV forms) and the exact-causal forward
-  for split in 1 0; do
-    f=$out/ops-fa-lean-split$split.log
-    GGML_CUDA_FA_LEAN=1 GGML_CUDA_FA_BACK_BF16=1 GGML_CUDA_FA_BACK_FUSED=1 GGML_CUDA_FA_BACK_FUSED_SPLIT=$split timeout 240 "$bin/test-backend-ops" test -b CUDA0 -o FLASH_ATTN_BACK > "$f" 2>&1
-    log "FLASH_ATTN_BACK lean (patch 0025, split $split): $(grep -E 'tests passed' "$f" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$f") FAIL, $(grep -c 'exact=1.*OK' "$f") exact-causal cases OK"
-    grep -E 'FAIL' "$f" | head -4 | sed 's/^/    /' | tee -a "$out/summary.txt"
+  # backward (the split and the looping dK/dV forms; with patch 0026's dq from G^T, dqg 1, and
+  # without) and the exact-causal forward
+  for dqg in 1 0; do
+    for split in 1 0; do
+      f=$out/ops-fa-lean-dqg$dqg-split$split.log
+      GGML_CUDA_FA_DQ_G=$dqg GGML_CUDA_FA_LEAN=1 GGML_CUDA_FA_BACK_BF16=1 GGML_CUDA_FA_BACK_FUSED=1 GGML_CUDA_FA_BACK_FUSED_SPLIT=$split \
+        timeout 240 "$bin/test-backend-ops" test -b CUDA0 -o FLASH_ATTN_BACK > "$f" 2>&1
+      log "FLASH_ATTN_BACK lean (patch 0025; 0026's dq from G^T $dqg, split $split): $(grep -E 'tests passed' "$f" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$f") FAIL, $(grep -c 'exact=1.*OK' "$f") exact-causal cases OK"
+      grep -E 'FAIL' "$f" | head -4 | sed 's/^/    /' | tee -a "$out/summary.txt"
+    done
   done
   GGML_CUDA_FA_LEAN=1 timeout 120 "$bin/test-backend-ops" test -b CUDA0 -o FLASH_ATTN_EXT -p exact=1 > "$out/ops-fa-lean-fwd.log" 2>&1
   log "FLASH_ATTN_EXT exact-causal lean (patch 0025): $(grep -E 'tests passed' "$out/ops-fa-lean-fwd.log" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$out/ops-fa-lean-fwd.log") FAIL"
@@ -352,6 +356,8 @@ bench)
       [ $mode = skinny ] && env_switch="GGML_CUDA_SKINNY=1"
       # the attention loops before patch 0025's leaner ones
       [ $mode = nolean ] && env_switch="GGML_CUDA_FA_LEAN=0"
+      # patch 0026: dq from the G^T that dK/dV stores (opt-in until measured)
+      [ $mode = dqg ] && env_switch="GGML_CUDA_FA_DQ_G=1"
       nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$out/smi-$shape-$mode.txt" & smi=$!
       # BENCH_TIMEOUT bounds a run (the fallback of a 4B model takes minutes per step); the
       # steps finished before it are in the .jsonl.
