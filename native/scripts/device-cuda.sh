@@ -2,7 +2,7 @@
 # GPU runs for the CUDA work, on a machine with nvcc, cmake and ninja but no Node and no
 # network. Builds ggml-cuda + hone-train + test-backend-ops from the llama.cpp bundle with
 # our patches, then runs the stages named on the command line, logging under $OUT.
-#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops] [oom] [attn] [attn-fit] [kernels] [attn-ncu] [recompute] [peft-fit] [fa-fused] [ops-ce] [row-kernels] [ops-mm-add] [moe-archs] [ops-out-prod-add] [ops-skinny] [ops-fa-lean] [moe] [mmq-big] [moe-make] [moe-big] [norm-spike] [ns-ops] [delta-net] [gemma4] [grad-agree]
+#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops] [oom] [attn] [attn-fit] [kernels] [attn-ncu] [recompute] [peft-fit] [fa-fused] [ops-ce] [row-kernels] [ops-mm-add] [moe-archs] [ops-out-prod-add] [ops-skinny] [ops-fa-lean] [ops-shared-src1] [moe] [mmq-big] [moe-make] [moe-big] [norm-spike] [ns-ops] [delta-net] [gemma4] [grad-agree]
 # Inputs (ignored by git, carried to the machine): .device/gitRelease.bundle (from the pinned
 # node-llama-cpp tarball), .device/text.txt (training text) and optionally .device/native.tar
 # (`git archive HEAD native`: build a committed snapshot instead of the working tree).
@@ -358,6 +358,9 @@ bench)
       [ $mode = nolean ] && env_switch="GGML_CUDA_FA_LEAN=0"
       # patch 0026: dq from the G^T that dK/dV stores (opt-in until measured)
       [ $mode = dqg ] && env_switch="GGML_CUDA_FA_DQ_G=1"
+      # patch 0027: one BF16 copy of x for q, k and v (gate and up) (opt-in until measured)
+      [ $mode = sharedsrc1 ] && env_switch="GGML_CUDA_SHARED_SRC1=1"
+      [ $mode = dqgshared ] && env_switch="GGML_CUDA_FA_DQ_G=1 GGML_CUDA_SHARED_SRC1=1"
       nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$out/smi-$shape-$mode.txt" & smi=$!
       # BENCH_TIMEOUT bounds a run (the fallback of a 4B model takes minutes per step); the
       # steps finished before it are in the .jsonl.
@@ -403,6 +406,16 @@ ops-mm-add)
   GGML_CUDA_MMQ_MAX_BATCH=64 timeout 120 "$bin/test-backend-ops" test -b CUDA0 -o ADD -p c_first > "$out/ops-mul-mat-add.log" 2>&1
   log "MUL_MAT + ADD, MMQ max batch 64: $(grep -E 'tests passed' "$out/ops-mul-mat-add.log" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$out/ops-mul-mat-add.log") FAIL"
   grep -E 'FAIL' "$out/ops-mul-mat-add.log" | head -5 | sed 's/^/    /' | tee -a "$out/summary.txt"
+  ;;
+ops-shared-src1)
+  # patch 0027: three W·x + C of one x reading one BF16 copy of x, against the CPU; mode 2 prints
+  # each use of a copy (4 cases share it, 4 have x scaled in place between the products)
+  for mode in 2 0; do
+    f=$out/ops-shared-src1-$mode.log
+    GGML_CUDA_SHARED_SRC1=$mode GGML_CUDA_MMQ_MAX_BATCH=64 timeout 120 "$bin/test-backend-ops" test -b CUDA0 -o ADD -p written_between > "$f" 2>&1
+    log "W·x + C sharing x's BF16 copy (patch 0027, GGML_CUDA_SHARED_SRC1=$mode): $(grep -E 'tests passed' "$f" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$f") FAIL, $(grep -c '^shared src1:' "$f") reads of a copy"
+    grep -E 'FAIL|^shared src1:' "$f" | head -12 | sed 's/^/    /' | tee -a "$out/summary.txt"
+  done
   ;;
 ops-out-prod-add)
   # patches 0014 and 0015's OUT_PROD + ADD fusion (the GEMMs accumulating into the sum) against the CPU's two ops
