@@ -356,11 +356,10 @@ bench)
       [ $mode = skinny ] && env_switch="GGML_CUDA_SKINNY=1"
       # the attention loops before patch 0025's leaner ones
       [ $mode = nolean ] && env_switch="GGML_CUDA_FA_LEAN=0"
-      # patch 0026: dq from the G^T that dK/dV stores (opt-in until measured)
+      # patch 0026: dq from the G^T that dK/dV stores (opt-in: no faster in run 27)
       [ $mode = dqg ] && env_switch="GGML_CUDA_FA_DQ_G=1"
-      # patch 0027: one BF16 copy of x for q, k and v (gate and up) (opt-in until measured)
-      [ $mode = sharedsrc1 ] && env_switch="GGML_CUDA_SHARED_SRC1=1"
-      [ $mode = dqgshared ] && env_switch="GGML_CUDA_FA_DQ_G=1 GGML_CUDA_SHARED_SRC1=1"
+      # without patch 0027's one BF16 copy of x for q, k and v (gate and up)
+      [ $mode = nosharedsrc1 ] && env_switch="GGML_CUDA_SHARED_SRC1=0"
       nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$out/smi-$shape-$mode.txt" & smi=$!
       # BENCH_TIMEOUT bounds a run (the fallback of a 4B model takes minutes per step); the
       # steps finished before it are in the .jsonl.
@@ -409,12 +408,13 @@ ops-mm-add)
   ;;
 ops-shared-src1)
   # patch 0027: three W·x + C of one x reading one BF16 copy of x, against the CPU; mode 2 prints
-  # each use of a copy (4 cases share it, 4 have x scaled in place between the products)
+  # each read of a copy (2 in each of the two plain cases, 1 in each case with x scaled in place
+  # between the products: 6 in all)
   for mode in 2 0; do
     f=$out/ops-shared-src1-$mode.log
     GGML_CUDA_SHARED_SRC1=$mode GGML_CUDA_MMQ_MAX_BATCH=64 timeout 120 "$bin/test-backend-ops" test -b CUDA0 -o ADD -p written_between > "$f" 2>&1
-    log "W·x + C sharing x's BF16 copy (patch 0027, GGML_CUDA_SHARED_SRC1=$mode): $(grep -E 'tests passed' "$f" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$f") FAIL, $(grep -c '^shared src1:' "$f") reads of a copy"
-    grep -E 'FAIL|^shared src1:' "$f" | head -12 | sed 's/^/    /' | tee -a "$out/summary.txt"
+    log "W·x + C sharing x's BF16 copy (patch 0027, GGML_CUDA_SHARED_SRC1=$mode): $(grep -E 'tests passed' "$f" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$f") FAIL, $(grep -o 'shared src1: node' "$f" | wc -l) reads of a copy"
+    grep -oE 'FAIL|shared src1: node .*' "$f" | head -12 | sed 's/^/    /' | tee -a "$out/summary.txt"
   done
   ;;
 ops-out-prod-add)
