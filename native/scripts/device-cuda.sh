@@ -2,7 +2,7 @@
 # GPU runs for the CUDA work, on a machine with nvcc, cmake and ninja but no Node and no
 # network. Builds ggml-cuda + hone-train + test-backend-ops from the llama.cpp bundle with
 # our patches, then runs the stages named on the command line, logging under $OUT.
-#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops] [oom] [attn] [attn-fit] [kernels] [attn-ncu] [recompute] [peft-fit] [fa-fused] [ops-ce] [row-kernels] [ops-mm-add] [moe-archs] [ops-out-prod-add] [ops-skinny] [ops-fa-lean] [ops-shared-src1] [moe] [mmq-big] [moe-make] [moe-big] [norm-spike] [ns-ops] [delta-net] [gemma4] [grad-agree]
+#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops] [oom] [attn] [attn-fit] [kernels] [attn-ncu] [recompute] [peft-fit] [fa-fused] [ops-ce] [row-kernels] [ops-mm-add] [moe-archs] [ops-out-prod-add] [ops-skinny] [ops-fa-lean] [ops-shared-src1] [ops-ce-stats] [moe] [mmq-big] [moe-make] [moe-big] [norm-spike] [ns-ops] [delta-net] [gemma4] [grad-agree]
 # Inputs (ignored by git, carried to the machine): .device/gitRelease.bundle (from the pinned
 # node-llama-cpp tarball), .device/text.txt (training text) and optionally .device/native.tar
 # (`git archive HEAD native`: build a committed snapshot instead of the working tree).
@@ -360,6 +360,8 @@ bench)
       [ $mode = dqg ] && env_switch="GGML_CUDA_FA_DQ_G=1"
       # without patch 0027's one BF16 copy of x for q, k and v (gate and up)
       [ $mode = nosharedsrc1 ] && env_switch="GGML_CUDA_SHARED_SRC1=0"
+      # patch 0028: the cross-entropy's backward reads the forward's row statistics (opt-in until measured)
+      [ $mode = cestats ] && env_switch="GGML_CUDA_CE_STATS=1"
       nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$out/smi-$shape-$mode.txt" & smi=$!
       # BENCH_TIMEOUT bounds a run (the fallback of a 4B model takes minutes per step); the
       # steps finished before it are in the .jsonl.
@@ -415,6 +417,16 @@ ops-shared-src1)
     GGML_CUDA_SHARED_SRC1=$mode GGML_CUDA_MMQ_MAX_BATCH=64 timeout 120 "$bin/test-backend-ops" test -b CUDA0 -o ADD -p written_between > "$f" 2>&1
     log "W·x + C sharing x's BF16 copy (patch 0027, GGML_CUDA_SHARED_SRC1=$mode): $(grep -E 'tests passed' "$f" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$f") FAIL, $(grep -o 'shared src1: node' "$f" | wc -l) reads of a copy"
     grep -oE 'FAIL|shared src1: node .*' "$f" | head -12 | sed 's/^/    /' | tee -a "$out/summary.txt"
+  done
+  ;;
+ops-ce-stats)
+  # patch 0028: the loss and its backward in one graph, the backward reading the forward's row
+  # statistics, against the CPU; mode 2 prints each read (one in each of the two cases)
+  for mode in 2 0; do
+    f=$out/ops-ce-stats-$mode.log
+    GGML_CUDA_CE_STATS=$mode timeout 120 "$bin/test-backend-ops" test -b CUDA0 -o CROSS_ENTROPY_LOSS_BACK > "$f" 2>&1
+    log "CROSS_ENTROPY_LOSS_BACK (patch 0028, GGML_CUDA_CE_STATS=$mode): $(grep -E 'tests passed' "$f" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$f") FAIL, $(grep -o 'ce stats: node' "$f" | wc -l) reads of the forward's statistics"
+    grep -oE 'FAIL|ce stats: node .*' "$f" | head -6 | sed 's/^/    /' | tee -a "$out/summary.txt"
   done
   ;;
 ops-out-prod-add)
