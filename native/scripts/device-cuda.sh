@@ -2,7 +2,7 @@
 # GPU runs for the CUDA work, on a machine with nvcc, cmake and ninja but no Node and no
 # network. Builds ggml-cuda + hone-train + test-backend-ops from the llama.cpp bundle with
 # our patches, then runs the stages named on the command line, logging under $OUT.
-#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops] [oom] [attn] [attn-fit] [kernels] [attn-ncu] [recompute] [peft-fit] [fa-fused] [ops-ce] [row-kernels] [ops-mm-add] [moe-archs] [ops-out-prod-add] [ops-skinny] [ops-fa-lean] [ops-shared-src1] [ops-ce-stats] [ops-bf16-copy] [moe] [mmq-big] [moe-make] [moe-big] [norm-spike] [ns-ops] [delta-net] [gemma4] [grad-agree]
+#   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops] [oom] [attn] [attn-fit] [kernels] [attn-ncu] [recompute] [peft-fit] [fa-fused] [ops-ce] [row-kernels] [ops-mm-add] [moe-archs] [ops-out-prod-add] [ops-skinny] [ops-fa-lean] [ops-shared-src1] [ops-ce-stats] [ops-bf16-copy] [ops-sgemm-scale] [moe] [mmq-big] [moe-make] [moe-big] [norm-spike] [ns-ops] [delta-net] [gemma4] [grad-agree]
 # Inputs (ignored by git, carried to the machine): .device/gitRelease.bundle (from the pinned
 # node-llama-cpp tarball), .device/text.txt (training text) and optionally .device/native.tar
 # (`git archive HEAD native`: build a committed snapshot instead of the working tree).
@@ -365,6 +365,9 @@ bench)
       # patch 0029: the SwiGLU forward and backward write BF16 copies for the products after them (opt-in until measured)
       [ $mode = bf16copy ] && env_switch="GGML_CUDA_BF16_SHADOW=1"
       [ $mode = both2829 ] && env_switch="GGML_CUDA_CE_STATS=1 GGML_CUDA_BF16_SHADOW=1"
+      # patch 0030: the adapter's scale as the SGEMM's alpha (opt-in until measured)
+      [ $mode = sgemmscale ] && env_switch="GGML_CUDA_SGEMM_SCALE=1"
+      [ $mode = all2830 ] && env_switch="GGML_CUDA_CE_STATS=1 GGML_CUDA_BF16_SHADOW=1 GGML_CUDA_SGEMM_SCALE=1"
       nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$out/smi-$shape-$mode.txt" & smi=$!
       # BENCH_TIMEOUT bounds a run (the fallback of a 4B model takes minutes per step); the
       # steps finished before it are in the .jsonl.
@@ -441,6 +444,16 @@ ops-bf16-copy)
     GGML_CUDA_BF16_SHADOW=$mode GGML_CUDA_MMQ_MAX_BATCH=64 timeout 120 "$bin/test-backend-ops" test -b CUDA0 -o ADD -p swiglu_copy > "$f" 2>&1
     log "SwiGLU BF16 copies (patch 0029, GGML_CUDA_BF16_SHADOW=$mode): $(grep -E 'tests passed' "$f" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$f") FAIL, $(grep -o 'bf16 shadow: node' "$f" | wc -l) reads of a copy"
     grep -oE 'FAIL|bf16 shadow: node .*' "$f" | head -8 | sed 's/^/    /' | tee -a "$out/summary.txt"
+  done
+  ;;
+ops-sgemm-scale)
+  # patch 0030: A·x and B^T·dy then SCALE as one SGEMM with alpha, against the CPU; mode 2 prints
+  # each fused pair (4: two MUL_MAT and two OUT_PROD cases)
+  for mode in 2 0; do
+    f=$out/ops-sgemm-scale-$mode.log
+    GGML_CUDA_SGEMM_SCALE=$mode timeout 120 "$bin/test-backend-ops" test -b CUDA0 -o SCALE -p out_prod= > "$f" 2>&1
+    log "SCALE in the SGEMM (patch 0030, GGML_CUDA_SGEMM_SCALE=$mode): $(grep -E 'tests passed' "$f" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$f") FAIL, $(grep -o 'sgemm scale: ' "$f" | wc -l) fused pairs"
+    grep -oE 'FAIL' "$f" | head -4 | sed 's/^/    /' | tee -a "$out/summary.txt"
   done
   ;;
 ops-out-prod-add)
