@@ -56,6 +56,19 @@ fi
 
 vocab() { echo "$src/models/ggml-vocab-$1.gguf"; }
 
+# A switch of our patches' op tests against the CPU, at 2 (on, each use printed to stderr) and
+# 0 (off), with MMQ's batch limit at 64 (the BF16 paths):
+# ops_switched LABEL VARIABLE PRINTED LOGNAME test-backend-ops filter arguments...
+ops_switched() {
+  local label=$1 var=$2 printed=$3 name=$4; shift 4
+  for mode in 2 0; do
+    local f=$out/ops-$name-$mode.log
+    env "$var=$mode" GGML_CUDA_MMQ_MAX_BATCH=64 timeout 120 "$bin/test-backend-ops" test -b CUDA0 "$@" > "$f" 2>&1
+    log "$label, $var=$mode: $(grep -E 'tests passed' "$f" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$f") FAIL, $(grep -o "$printed" "$f" | wc -l) uses printed"
+    grep -oE "FAIL|$printed.*" "$f" | head -8 | sed 's/^/    /' | tee -a "$out/summary.txt"
+  done
+}
+
 # Real model shapes for the benchmark and the plan check.
 declare -A spec=(
   [qwen2.5-0.5b]="--arch qwen2 --embd 896 --layers 24 --heads 14 --kv-heads 2 --ff 4864 --tied --vocab-from $(vocab qwen2)"
@@ -415,46 +428,26 @@ ops-mm-add)
   grep -E 'FAIL' "$out/ops-mul-mat-add.log" | head -5 | sed 's/^/    /' | tee -a "$out/summary.txt"
   ;;
 ops-shared-src1)
-  # patch 0027: three W·x + C of one x reading one BF16 copy of x, against the CPU; mode 2 prints
-  # each read of a copy (2 in each of the two plain cases, 1 in each case with x scaled in place
-  # between the products: 6 in all)
-  for mode in 2 0; do
-    f=$out/ops-shared-src1-$mode.log
-    GGML_CUDA_SHARED_SRC1=$mode GGML_CUDA_MMQ_MAX_BATCH=64 timeout 120 "$bin/test-backend-ops" test -b CUDA0 -o ADD -p written_between > "$f" 2>&1
-    log "W·x + C sharing x's BF16 copy (patch 0027, GGML_CUDA_SHARED_SRC1=$mode): $(grep -E 'tests passed' "$f" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$f") FAIL, $(grep -o 'shared src1: node' "$f" | wc -l) reads of a copy"
-    grep -oE 'FAIL|shared src1: node .*' "$f" | head -12 | sed 's/^/    /' | tee -a "$out/summary.txt"
-  done
+  # patch 0027: three W·x + C of one x reading one BF16 copy of x; mode 2 prints each read of a
+  # copy (2 in each of the two plain cases, 1 in each case with x scaled in place between the
+  # products: 6 in all)
+  ops_switched "W·x + C sharing x's BF16 copy (patch 0027)" GGML_CUDA_SHARED_SRC1 'shared src1: node' shared-src1 -o ADD -p written_between
   ;;
 ops-ce-stats)
   # patch 0028: the loss and its backward in one graph, the backward reading the forward's row
-  # statistics, against the CPU; mode 2 prints each read (one in each of the two cases)
-  for mode in 2 0; do
-    f=$out/ops-ce-stats-$mode.log
-    GGML_CUDA_CE_STATS=$mode timeout 120 "$bin/test-backend-ops" test -b CUDA0 -o CROSS_ENTROPY_LOSS_BACK > "$f" 2>&1
-    log "CROSS_ENTROPY_LOSS_BACK (patch 0028, GGML_CUDA_CE_STATS=$mode): $(grep -E 'tests passed' "$f" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$f") FAIL, $(grep -o 'ce stats: node' "$f" | wc -l) reads of the forward's statistics"
-    grep -oE 'FAIL|ce stats: node .*' "$f" | head -6 | sed 's/^/    /' | tee -a "$out/summary.txt"
-  done
+  # statistics; mode 2 prints each read (one in each of the two cases)
+  ops_switched "CROSS_ENTROPY_LOSS_BACK with the forward's statistics (patch 0028)" GGML_CUDA_CE_STATS 'ce stats: node' ce-stats -o CROSS_ENTROPY_LOSS_BACK
   ;;
 ops-bf16-copy)
-  # patch 0029: the SwiGLU forward and backward with BF16 copies for the products after them,
-  # against the CPU; mode 2 prints each read (1 in each plain forward case, 0 with the in-place
-  # write between, 2 in each backward case: 6 in all)
-  for mode in 2 0; do
-    f=$out/ops-bf16-copy-$mode.log
-    GGML_CUDA_BF16_SHADOW=$mode GGML_CUDA_MMQ_MAX_BATCH=64 timeout 120 "$bin/test-backend-ops" test -b CUDA0 -o ADD -p swiglu_copy > "$f" 2>&1
-    log "SwiGLU BF16 copies (patch 0029, GGML_CUDA_BF16_SHADOW=$mode): $(grep -E 'tests passed' "$f" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$f") FAIL, $(grep -o 'bf16 shadow: node' "$f" | wc -l) reads of a copy"
-    grep -oE 'FAIL|bf16 shadow: node .*' "$f" | head -8 | sed 's/^/    /' | tee -a "$out/summary.txt"
-  done
+  # patch 0029: the SwiGLU forward and backward with BF16 copies for the products after them;
+  # mode 2 prints each read (1 in each plain forward case, 0 with the in-place write between, 2
+  # in each backward case: 6 in all)
+  ops_switched "SwiGLU BF16 copies (patch 0029)" GGML_CUDA_BF16_SHADOW 'bf16 shadow: node' bf16-copy -o ADD -p swiglu_copy
   ;;
 ops-sgemm-scale)
-  # patch 0030: A·x and B^T·dy then SCALE as one SGEMM with alpha, against the CPU; mode 2 prints
-  # each fused pair (4: two MUL_MAT and two OUT_PROD cases)
-  for mode in 2 0; do
-    f=$out/ops-sgemm-scale-$mode.log
-    GGML_CUDA_SGEMM_SCALE=$mode timeout 120 "$bin/test-backend-ops" test -b CUDA0 -o SCALE -p out_prod= > "$f" 2>&1
-    log "SCALE in the SGEMM (patch 0030, GGML_CUDA_SGEMM_SCALE=$mode): $(grep -E 'tests passed' "$f" | tail -1 | sed 's/^ *//'), $(grep -c 'FAIL' "$f") FAIL, $(grep -o 'sgemm scale: ' "$f" | wc -l) fused pairs"
-    grep -oE 'FAIL' "$f" | head -4 | sed 's/^/    /' | tee -a "$out/summary.txt"
-  done
+  # patch 0030: A·x and B^T·dy then SCALE as one SGEMM with alpha; mode 2 prints each fused pair
+  # (4: two MUL_MAT and two OUT_PROD cases)
+  ops_switched "SCALE in the SGEMM (patch 0030)" GGML_CUDA_SGEMM_SCALE 'sgemm scale: ' sgemm-scale -o SCALE -p out_prod=
   ;;
 ops-out-prod-add)
   # patches 0014 and 0015's OUT_PROD + ADD fusion (the GEMMs accumulating into the sum) against the CPU's two ops
