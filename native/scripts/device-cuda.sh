@@ -60,7 +60,7 @@ vocab() { echo "$src/models/ggml-vocab-$1.gguf"; }
 # 0 (off), with MMQ's batch limit at 64 (the BF16 paths):
 # ops_switched LABEL VARIABLE PRINTED LOGNAME test-backend-ops filter arguments...
 ops_switched() {
-  local label=$1 var=$2 printed=$3 name=$4; shift 4
+  local label=$1 var=$2 printed=$3 name=$4 mode; shift 4
   for mode in 2 0; do
     local f=$out/ops-$name-$mode.log
     env "$var=$mode" GGML_CUDA_MMQ_MAX_BATCH=64 timeout 120 "$bin/test-backend-ops" test -b CUDA0 "$@" > "$f" 2>&1
