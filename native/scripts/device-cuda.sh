@@ -373,14 +373,14 @@ bench)
       [ $mode = dqg ] && env_switch="GGML_CUDA_FA_DQ_G=1"
       # without patch 0027's one BF16 copy of x for q, k and v (gate and up)
       [ $mode = nosharedsrc1 ] && env_switch="GGML_CUDA_SHARED_SRC1=0"
-      # patch 0028: the cross-entropy's backward reads the forward's row statistics (opt-in until measured)
-      [ $mode = cestats ] && env_switch="GGML_CUDA_CE_STATS=1"
-      # patch 0029: the SwiGLU forward and backward write BF16 copies for the products after them (opt-in until measured)
-      [ $mode = bf16copy ] && env_switch="GGML_CUDA_BF16_SHADOW=1"
-      [ $mode = both2829 ] && env_switch="GGML_CUDA_CE_STATS=1 GGML_CUDA_BF16_SHADOW=1"
-      # patch 0030: the adapter's scale as the SGEMM's alpha (opt-in until measured)
-      [ $mode = sgemmscale ] && env_switch="GGML_CUDA_SGEMM_SCALE=1"
-      [ $mode = all2830 ] && env_switch="GGML_CUDA_CE_STATS=1 GGML_CUDA_BF16_SHADOW=1 GGML_CUDA_SGEMM_SCALE=1"
+      # without patch 0028: the cross-entropy's backward computes its own row statistics
+      [ $mode = nocestats ] && env_switch="GGML_CUDA_CE_STATS=0"
+      # without patch 0029: the products after SwiGLU convert its F32 result and gradients to BF16
+      [ $mode = nobf16copy ] && env_switch="GGML_CUDA_BF16_SHADOW=0"
+      # without patch 0030: the adapter's scale as a SCALE kernel after its product
+      [ $mode = nosgemmscale ] && env_switch="GGML_CUDA_SGEMM_SCALE=0"
+      # without patches 0028-0030 (each measured alone and together in run 28)
+      [ $mode = no2830 ] && env_switch="GGML_CUDA_CE_STATS=0 GGML_CUDA_BF16_SHADOW=0 GGML_CUDA_SGEMM_SCALE=0"
       nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$out/smi-$shape-$mode.txt" & smi=$!
       # BENCH_TIMEOUT bounds a run (the fallback of a 4B model takes minutes per step); the
       # steps finished before it are in the .jsonl.
