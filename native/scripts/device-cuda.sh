@@ -140,7 +140,8 @@ attn)
 attn-fit)
   # The longest sequence whose memory plan fits 24 GiB and 80 GiB (--dry-run --memory-limit:
   # the plan the trainer refuses by), doubling then bisecting to 256 tokens; then a real run
-  # at the 24 GiB length with its measured peak.
+  # at the 24 GiB length under the same limit (so it builds the graph that plan chose: selective
+  # recomputation where the plain graph does not fit) with its measured peak.
   m=$work/qwen3-4b-q4_k_m.gguf
   [ -f "$m" ] || "$bin/hone-train" make-model ${spec[qwen3-4b]} --type q4_k_m --out "$m" 2>> "$out/attn.log"
   # FIT_FLAGS: more hone-train flags for every plan and run (e.g. --recompute)
@@ -161,7 +162,7 @@ attn-fit)
     [ $card = 24 ] && [ $lo -gt 0 ] && {
       nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$out/smi-fit.txt" & smi=$!
       HONE_FUSED_ATTENTION=${FIT_FUSED:-1} timeout 240 "$bin/hone-train" --model "$m" --data "$dev/text.txt" --out "$out/fit-run" --backend cuda --steps 3 \
-        --ctx $lo --rank 8 --alpha 16 --json ${FIT_FLAGS:-} > "$out/fit-run.jsonl" 2>> "$out/attn.log"
+        --ctx $lo --rank 8 --alpha 16 --memory-limit $limit --json ${FIT_FLAGS:-} > "$out/fit-run.jsonl" 2>> "$out/attn.log"
       rc=$?; kill $smi 2>/dev/null
       log "qwen3-4b at $lo tokens: exit $rc, peak GPU $(sort -n "$out/smi-fit.txt" | tail -1) MiB used (nvidia-smi); $(python3 "$native/scripts/ops-summary.py" "$out/fit-run/ops.json" "$out/fit-run.jsonl" 2>&1)"
     }
