@@ -14,7 +14,7 @@ export function progressLine(e: Extract<EngineEvent, { type: 'step' }>, width = 
   const frac = e.nSteps > 0 ? e.step / e.nSteps : 0;
   const filled = Math.round(frac * width);
   const eta = e.step > 0 ? (e.elapsedS / e.step) * (e.nSteps - e.step) : NaN;
-  return `step ${e.step}/${e.nSteps} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] loss ${e.loss.toFixed(4)}  ${Math.round(e.tokensPerS)} tok/s  ETA ${formatDuration(eta)}`;
+  return `step ${e.step}/${e.nSteps} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] loss ${e.loss.toFixed(4)}  ${Math.round(e.tokensPerS)} tok/s (rows ${Math.round(e.rowFill * 100)}% full)  ETA ${formatDuration(eta)}`;
 }
 
 export class Reporter {

@@ -147,9 +147,15 @@ export type EngineEvent =
       loss: number;
       lr: number;
       gradNorm: number;
+      /** Real (non-padding) input tokens trained on so far, loss-carrying or not. */
       tokens: number;
+      /** Positions processed so far: the real tokens and the padding that filled rows. */
+      positions: number;
       lossTokens: number;
+      /** Real tokens per second of this step; padding never counts. */
       tokensPerS: number;
+      /** This step's real tokens / its processed positions (1: rows were full). */
+      rowFill: number;
       elapsedS: number;
     }
   | { type: 'eval'; step: number; evalLoss: number; lossTokens: number; nSequences: number }

@@ -30,6 +30,10 @@ export interface RunSummary {
   resumableStep: number | null;
   lastLoss: number | null;
   lastEvalLoss: number | null;
+  /** Real (non-padding) tokens per second over the run so far; null before its first step. */
+  tokensPerS: number | null;
+  /** Real tokens / processed positions over the run so far (1: no padding); null before its first step. */
+  rowFill: number | null;
   /** The adapter file once the run finished. */
   adapter: string | null;
   error: PlainError | null;

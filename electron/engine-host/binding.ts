@@ -91,7 +91,7 @@ export interface Sequence {
 }
 
 export type NativeEvent =
-  | { type: 'step'; step: number; nSteps: number; loss: number; lr: number; gradNorm: number; clipScale: number; tokens: number; lossTokens: number; tokensPerS: number; elapsedS: number }
+  | { type: 'step'; step: number; nSteps: number; loss: number; lr: number; gradNorm: number; clipScale: number; tokens: number; positions: number; lossTokens: number; tokensPerS: number; rowFill: number; elapsedS: number }
   | { type: 'eval'; step: number; evalLoss: number; lossTokens: number; nSequences: number }
   | { type: 'checkpoint'; path: string; step: number; microBatch: number }
   | { type: 'checkpoint-failed'; step: number; microBatch: number; code: string; message: string };

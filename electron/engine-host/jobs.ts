@@ -103,7 +103,7 @@ export async function trainJob(addon: HoneAddon, p: Requests['train']['payload']
     if (control.stopRequested) control.request(control.stopRequested);
 
     emit({ type: 'phase', phase: 'train', message: `training ${data.train.length} sequence(s)` });
-    let last: { loss: number; step: number; tokens: number; elapsedS: number } | null = null;
+    let last: { loss: number; step: number; tokens: number; positions: number; elapsedS: number } | null = null;
     let lastCheckpoint: string | null = null;
     let failedCheckpoint: Extract<NativeEvent, { type: 'checkpoint-failed' }> | null = null; // since the last good one
     let evalLoss: number | null = null;
@@ -119,7 +119,7 @@ export async function trainJob(addon: HoneAddon, p: Requests['train']['payload']
       else emit(e);
     });
     control.trainer = null;
-    const l = last as { loss: number; step: number; tokens: number; elapsedS: number } | null;
+    const l = last as { loss: number; step: number; tokens: number; positions: number; elapsedS: number } | null;
     if (res.stopped) {
       // a stop whose checkpoint failed keeps the state in memory until told to retry or discard
       while (failedCheckpoint) {

@@ -18,7 +18,7 @@ export interface RunJsonInput {
   evalSequences: number;
   tokens: TokenStats;
   template: TemplateInfo;
-  last: { loss: number; step: number; tokens: number; elapsedS: number } | null;
+  last: { loss: number; step: number; tokens: number; positions: number; elapsedS: number } | null;
   evalLoss: number | null;
   steps: number;
   lastCheckpoint: string | null;
@@ -48,8 +48,11 @@ export function runJson(r: RunJsonInput) {
       evalLoss: r.evalLoss,
       steps: r.steps,
       tokens: l?.tokens ?? 0,
+      positions: l?.positions ?? 0,
       elapsedS: l?.elapsedS ?? 0,
+      // real tokens only: padding is in positions, never in tokens
       tokensPerS: l && l.elapsedS > 0 ? l.tokens / l.elapsedS : 0,
+      rowFill: l && l.positions > 0 ? l.tokens / l.positions : 0,
       peakRssMib: process.resourceUsage().maxRSS / 1024,
     },
     lastCheckpoint: r.lastCheckpoint,

@@ -77,8 +77,10 @@ Napi::Object event_object(Napi::Env env, const Event & e) {
         o.Set("gradNorm", s.grad_norm);
         o.Set("clipScale", s.clip_scale);
         o.Set("tokens", (double) s.tokens);
+        o.Set("positions", (double) s.positions);
         o.Set("lossTokens", (double) s.loss_tokens);
         o.Set("tokensPerS", s.tokens_per_s);
+        o.Set("rowFill", s.row_fill);
         o.Set("elapsedS", s.elapsed_s);
     } else if (e.kind == Event::EVAL) {
         o.Set("type", "eval");

@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <random>
 #include <regex>
 #include <string>
@@ -142,19 +143,34 @@ void capture_log(ggml_log_level level, const char * text, void *) {
     }
 }
 
-// One load attempt: "" when llama.cpp loads the model, else its complaint.
+// One load attempt: "" when llama.cpp loads the model, else its complaint. Some loaders abort
+// or divide by zero instead of complaining (an expert count of 0): the load runs in a child
+// process, and its crash is the complaint.
 std::string try_load(const std::string & path) {
-    g_load_error = "";
-    llama_model_params mp = llama_model_default_params();
-    mp.n_gpu_layers = 0;
-    mp.use_extra_bufts = false;
     hone::ensure_backends();
-    llama_model * model = llama_model_load_from_file(path.c_str(), mp);
-    if (model) {
-        llama_model_free(model);
-        return "";
-    }
-    return g_load_error.empty() ? "llama.cpp could not load the model (no reason given)" : g_load_error;
+    const hone::IsolatedResult r = hone::run_isolated([&] {
+        g_load_error = "";
+        llama_model_params mp = llama_model_default_params();
+        mp.n_gpu_layers = 0;
+        mp.use_extra_bufts = false;
+        llama_model * model = llama_model_load_from_file(path.c_str(), mp);
+        if (model) {
+            llama_model_free(model);
+            return std::string();
+        }
+        return g_load_error.empty() ? std::string("llama.cpp could not load the model (no reason given)") : g_load_error;
+    });
+    return r.crashed ? "llama.cpp's loader crashed (" + r.how + ")" : r.output;
+}
+
+// A graph that crashed although the model loaded: the loader took a tensor as optional that
+// the graph reads. The commonest is a fused Q/K/V projection (Phi-3 reads attn_qkv or q/k/v,
+// and the loader asks for neither): give every layer one and load again.
+bool answer_scan(ProbeModel & m, const hone::ArchScan & s) {
+    if (s.error.find("crashed") == std::string::npos) return false;
+    for (const auto & t : m.tensors) if (t.first.find(".attn_qkv.weight") != std::string::npos) return false;
+    for (int il = 0; il < (int) m.kv[m.arch + ".block_count"].num; il++) m.tensors.push_back({ "blk." + std::to_string(il) + ".attn_qkv.weight", { 1 } });
+    return true;
 }
 
 // Mixture-of-experts architectures read their expert counts as optional keys and complain
@@ -238,6 +254,8 @@ bool answer(ProbeModel & m, const std::string & err) {
         return true;
     }
     if (err.find("expert") != std::string::npos) return add_experts(m);
+    // a loader that divides by its expert count crashes on a model without one
+    if (err.find("floating-point exception") != std::string::npos) return add_experts(m);
     return false;
 }
 
@@ -319,6 +337,8 @@ int cmd_probe_arch(int argc, char ** argv) {
     ggml_log_set(capture_log, nullptr);
 
     std::string err;
+    hone::ArchScan s, crashed;
+    std::optional<ProbeModel> guessed_qkv; // the model before answer_scan's guess, while it is tried
     int tries = 0;
     for (; tries < max_tries; tries++) {
         if (!write_model(m, vocab, out)) {
@@ -326,12 +346,29 @@ int cmd_probe_arch(int argc, char ** argv) {
             return report_error(json, "io_error", out + ": cannot write the model");
         }
         err = try_load(out);
-        if (err.empty() || !answer(m, err)) break;
+        if (!err.empty()) {
+            if (answer(m, err)) continue;
+            // the fused Q/K/V given for a crashed graph was not the answer: back to that model and its crash
+            if (guessed_qkv) {
+                m = std::move(*guessed_qkv);
+                s = crashed;
+                err = "";
+                if (!write_model(m, vocab, out)) err = out + ": cannot write the model";
+            }
+            break;
+        }
+        s = hone::scan_architecture(out);
+        if (s.graph_built || guessed_qkv) break;
+        ProbeModel before = m;
+        if (!answer_scan(m, s)) break;
+        guessed_qkv = std::move(before);
+        crashed = s;
     }
     gguf_free(vocab);
     const bool loaded = err.empty();
-    hone::ArchScan s;
-    if (loaded) s = hone::scan_architecture(out);
+    if (loaded && !s.graph_built) {
+        s.error += "; its graph needs keys or tensors the loader did not ask for: set them with --kv or --layer-tensors";
+    }
     const std::string status = !loaded ? "not_loaded" : !s.graph_built ? "not_scanned" : s.no_backward.empty() ? "differentiable" : "blocked";
     if (json) {
         printf("%s\n", JsonObject().str("type", "probe").str("arch", m.arch).str("status", status)

@@ -60,10 +60,11 @@ bool on_step(const hone_step_event * e, void * ud) {
     if (ev->json) {
         emit(JsonObject().str("type", "step").integer("step", e->step).integer("n_steps", e->n_steps).num("loss", e->loss)
             .num("lr", e->lr).num("grad_norm", e->grad_norm).num("clip_scale", e->clip_scale).integer("tokens", e->tokens)
-            .integer("loss_tokens", e->loss_tokens).num("tokens_per_s", e->tokens_per_s).num("elapsed_s", e->elapsed_s));
+            .integer("positions", e->positions).integer("loss_tokens", e->loss_tokens).num("tokens_per_s", e->tokens_per_s)
+            .num("row_fill", e->row_fill).num("elapsed_s", e->elapsed_s));
     } else {
-        fprintf(stderr, "step %5d/%d  loss %.4f  lr %.2e  grad norm %.3g%s  %.0f tok/s\n", e->step, e->n_steps, e->loss, e->lr,
-                e->grad_norm, e->clip_scale < 1.0f ? " (clipped)" : "", e->tokens_per_s);
+        fprintf(stderr, "step %5d/%d  loss %.4f  lr %.2e  grad norm %.3g%s  %.0f tok/s (rows %.0f%% full)\n", e->step, e->n_steps, e->loss,
+                e->lr, e->grad_norm, e->clip_scale < 1.0f ? " (clipped)" : "", e->tokens_per_s, 100.0 * e->row_fill);
     }
     return stop_request() == HONE_TRAIN_CONTINUE;
 }

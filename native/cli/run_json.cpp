@@ -50,8 +50,9 @@ std::string run_json(const Config & cfg, const hone_train_params & tp, const hon
     doc["adapter"] = { { "path", r.adapter_path }, { "nParams", adapter_params } };
     doc["data"] = { { "format", r.data_format }, { "sequences", r.sequences }, { "evalSequences", r.eval_sequences } };
     doc["metrics"] = { { "finalLoss", r.last.loss }, { "evalLoss", r.has_eval ? Config(r.eval_loss) : Config(nullptr) }, { "steps", r.steps },
-                       { "tokens", r.last.tokens }, { "elapsedS", r.last.elapsed_s },
-                       { "tokensPerS", r.last.elapsed_s > 0 ? r.last.tokens / r.last.elapsed_s : 0.0 }, { "peakRssMib", r.peak_rss_mib } };
+                       { "tokens", r.last.tokens }, { "positions", r.last.positions }, { "elapsedS", r.last.elapsed_s },
+                       { "tokensPerS", r.last.elapsed_s > 0 ? r.last.tokens / r.last.elapsed_s : 0.0 },
+                       { "rowFill", r.last.positions > 0 ? (double) r.last.tokens / (double) r.last.positions : 0.0 }, { "peakRssMib", r.peak_rss_mib } };
     doc["lastCheckpoint"] = or_null(r.last_checkpoint);
     doc["memory"] = memory;
     return doc.dump(2);

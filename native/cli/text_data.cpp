@@ -1,7 +1,9 @@
 #include "text_data.h"
 
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
 #include <cerrno>
-#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -10,147 +12,114 @@
 
 namespace {
 
-struct Parser {
-    const std::string & s;
-    size_t i = 0;
-    void ws() { while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n')) i++; }
-    bool lit(const char * w) { size_t n = strlen(w); if (s.compare(i, n, w) == 0) { i += n; return true; } return false; }
-    static void utf8(std::string & o, uint32_t c) {
-        if (c < 0x80) o += (char) c;
-        else if (c < 0x800) { o += (char) (0xC0 | (c >> 6)); o += (char) (0x80 | (c & 0x3F)); }
-        else if (c < 0x10000) { o += (char) (0xE0 | (c >> 12)); o += (char) (0x80 | ((c >> 6) & 0x3F)); o += (char) (0x80 | (c & 0x3F)); }
-        else { o += (char) (0xF0 | (c >> 18)); o += (char) (0x80 | ((c >> 12) & 0x3F)); o += (char) (0x80 | ((c >> 6) & 0x3F)); o += (char) (0x80 | (c & 0x3F)); }
-    }
-    bool hex4(uint32_t & c) {
-        if (i + 4 > s.size()) return false;
-        c = 0;
-        for (int k = 0; k < 4; k++) {
-            char h = s[i++];
-            c <<= 4;
-            if (h >= '0' && h <= '9') c |= h - '0';
-            else if (h >= 'a' && h <= 'f') c |= h - 'a' + 10;
-            else if (h >= 'A' && h <= 'F') c |= h - 'A' + 10;
-            else return false;
-        }
-        return true;
-    }
-    bool str(std::string & o) {
-        if (i >= s.size() || s[i] != '"') return false;
-        i++;
-        while (i < s.size()) {
-            char c = s[i++];
-            if (c == '"') return true;
-            if (c != '\\') { o += c; continue; }
-            if (i >= s.size()) return false;
-            char e = s[i++];
-            switch (e) {
-                case '"': o += '"'; break; case '\\': o += '\\'; break; case '/': o += '/'; break;
-                case 'b': o += '\b'; break; case 'f': o += '\f'; break; case 'n': o += '\n'; break;
-                case 'r': o += '\r'; break; case 't': o += '\t'; break;
-                case 'u': {
-                    uint32_t c1;
-                    if (!hex4(c1)) return false;
-                    if (c1 >= 0xD800 && c1 < 0xDC00 && lit("\\u")) {
-                        uint32_t c2;
-                        if (!hex4(c2)) return false;
-                        c1 = 0x10000 + ((c1 - 0xD800) << 10) + (c2 - 0xDC00);
-                    }
-                    utf8(o, c1);
-                } break;
-                default: return false;
-            }
-        }
-        return false;
-    }
-    bool value(std::string * out_str, bool & was_str) {
-        ws();
-        was_str = false;
-        if (i >= s.size()) return false;
-        char c = s[i];
-        if (c == '"') { std::string t; if (!str(t)) return false; if (out_str) *out_str = t; was_str = true; return true; }
-        if (c == '{' || c == '[') {
-            const char close = c == '{' ? '}' : ']';
-            i++;
-            ws();
-            if (i < s.size() && s[i] == close) { i++; return true; }
-            while (true) {
-                bool dummy;
-                if (close == '}') { ws(); std::string k; if (!str(k)) return false; ws(); if (i >= s.size() || s[i++] != ':') return false; }
-                if (!value(nullptr, dummy)) return false;
-                ws();
-                if (i < s.size() && s[i] == ',') { i++; continue; }
-                if (i < s.size() && s[i] == close) { i++; return true; }
-                return false;
-            }
-        }
-        if (lit("true") || lit("false") || lit("null")) return true;
-        size_t st = i;
-        while (i < s.size() && (isdigit((unsigned char) s[i]) || strchr("+-.eE", s[i]))) i++;
-        return i > st;
-    }
-};
+using json = nlohmann::json;
 
-} // namespace
+const char * const kReadsInstead =
+    "hone-train reads plain text and JSONL with a \"text\" or \"tokens\" field per line; `hone train` reads chat, "
+    "instruction, JSON and CSV datasets (it renders each example through the model's chat template)";
 
-bool json_string_field(const std::string & line, const std::string & key, std::string & out, std::string & error) {
-    Parser p{ line };
-    p.ws();
-    if (p.i >= line.size() || line[p.i] != '{') { error = "not a JSON object"; return false; }
-    p.i++;
-    bool found = false, found_str = false;
-    p.ws();
-    if (p.i < line.size() && line[p.i] == '}') { p.i++; }
-    else {
-        while (true) {
-            p.ws();
-            std::string k;
-            if (!p.str(k)) { error = "invalid JSON (expected a key)"; return false; }
-            p.ws();
-            if (p.i >= line.size() || line[p.i++] != ':') { error = "invalid JSON (expected ':')"; return false; }
-            bool was_str;
-            std::string v;
-            if (!p.value(k == key ? &v : nullptr, was_str)) { error = "invalid JSON value for key '" + k + "'"; return false; }
-            if (k == key) { found = true; found_str = was_str; out = v; }
-            p.ws();
-            if (p.i < line.size() && line[p.i] == ',') { p.i++; continue; }
-            if (p.i < line.size() && line[p.i] == '}') { p.i++; break; }
-            error = "invalid JSON (expected ',' or '}')";
-            return false;
-        }
-    }
-    p.ws();
-    if (p.i != line.size()) { error = "trailing characters after the JSON object"; return false; }
-    if (!found) { error = "missing field '" + key + "'"; return false; }
-    if (!found_str) { error = "field '" + key + "' is not a string"; return false; }
+[[noreturn]] void refuse(const std::string & where, const std::string & what) {
+    throw std::runtime_error(where + ": " + what + "; " + kReadsInstead);
+}
+
+bool ends_with(const std::string & s, const char * suffix) {
+    const size_t n = strlen(suffix);
+    if (s.size() < n) return false;
+    for (size_t i = 0; i < n; i++) if (tolower((unsigned char) s[s.size() - n + i]) != suffix[i]) return false;
     return true;
 }
 
-TextDocs read_text_docs(const std::string & path) {
+// The record fields of the chat and instruction formats the dataset layer reads.
+const char * chat_field(const json & o) {
+    for (const char * k : { "messages", "conversations", "instruction", "prompt", "chosen", "question", "input", "output" }) {
+        if (o.contains(k)) return k;
+    }
+    return nullptr;
+}
+
+// One JSONL line's object: its kind, or a refusal naming the line.
+DataKind line_kind(const std::string & line, const std::string & where) {
+    const json j = json::parse(line, nullptr, false);
+    if (j.is_discarded()) throw std::runtime_error(where + ": invalid JSON");
+    if (!j.is_object()) throw std::runtime_error(where + ": not a JSON object");
+    if (j.contains("tokens")) return DataKind::JSONL_TOKENS;
+    if (j.contains("text")) {
+        if (!j["text"].is_string()) throw std::runtime_error(where + ": field 'text' is not a string");
+        return DataKind::JSONL_TEXT;
+    }
+    if (const char * f = chat_field(j)) refuse(where, std::string("a chat or instruction record (field '") + f + "')");
+    throw std::runtime_error(where + ": missing field 'text' (or 'tokens')");
+}
+
+// Removes a UTF-8 byte-order mark and a trailing CR: editors on Windows write both.
+void clean_line(std::string & line, int n) {
+    if (n == 1 && line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+}
+
+bool blank(const std::string & line) { return line.find_first_not_of(" \t") == std::string::npos; }
+
+std::ifstream open_regular(const std::string & path) {
     struct stat st;
     if (stat(path.c_str(), &st) != 0) throw std::runtime_error(path + ": " + (errno == ENOENT ? "file not found" : strerror(errno)));
-    if (!(st.st_mode & S_IFREG)) throw std::runtime_error(path + ": not a regular file");
+    if (!S_ISREG(st.st_mode)) throw std::runtime_error(path + ": not a regular file");
     std::ifstream f(path, std::ios::binary);
     if (!f) throw std::runtime_error(path + ": cannot open for reading");
+    return f;
+}
+
+} // namespace
+
+const char * data_kind_name(DataKind k) {
+    static const char * const names[] = { "plain-text", "jsonl-text", "jsonl-tokens" }; // in DataKind's order
+    return names[(int) k];
+}
+
+DataKind sniff_train_data(const std::string & path) {
+    std::ifstream f = open_regular(path);
+    if (ends_with(path, ".json")) refuse(path, "a JSON file");
+    if (ends_with(path, ".csv") || ends_with(path, ".tsv")) refuse(path, "a CSV/TSV table");
+    if (ends_with(path, ".parquet") || ends_with(path, ".gguf")) refuse(path, "a binary file");
+    const bool jsonl = ends_with(path, ".jsonl");
+    std::string line;
+    for (int n = 1; std::getline(f, line); n++) {
+        clean_line(line, n);
+        if (line.find('\0') != std::string::npos) refuse(path + ":" + std::to_string(n), "a binary file (it holds NUL bytes)");
+        if (blank(line)) continue;
+        // a text file whose first line is a JSON object is JSONL by its content
+        if (jsonl || line[line.find_first_not_of(" \t")] == '{') {
+            const json j = json::parse(line, nullptr, false);
+            if (jsonl || (j.is_object() && !j.is_discarded())) return line_kind(line, path + ":" + std::to_string(n));
+        }
+        return DataKind::PLAIN_TEXT;
+    }
+    throw std::runtime_error(path + ": the dataset is empty (no text to train on)");
+}
+
+TextDocs read_text_docs(const std::string & path, DataKind kind) {
+    std::ifstream f = open_regular(path);
     TextDocs r;
-    const bool jsonl = path.size() >= 6 && (path.compare(path.size() - 6, 6, ".jsonl") == 0);
-    if (!jsonl) {
+    r.format = data_kind_name(kind);
+    if (kind == DataKind::PLAIN_TEXT) {
         std::stringstream ss;
         ss << f.rdbuf();
-        r.format = "plain-text";
-        if (!ss.str().empty()) r.docs.push_back(ss.str());
+        std::string text = ss.str();
+        if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);
+        const size_t nul = text.find('\0');
+        if (nul != std::string::npos) {
+            const long line = 1 + (long) std::count(text.begin(), text.begin() + (long) nul, '\n');
+            refuse(path + ":" + std::to_string(line), "a binary file (it holds NUL bytes)");
+        }
+        if (!text.empty()) r.docs.push_back(std::move(text));
     } else {
-        r.format = "jsonl-text";
-        std::string line, text, err;
-        int n = 0;
-        while (std::getline(f, line)) {
-            n++;
-            if (!line.empty() && line.back() == '\r') line.pop_back();
-            if (line.find_first_not_of(" \t") == std::string::npos) continue;
-            text.clear();
-            if (!json_string_field(line, "text", text, err)) {
-                throw std::runtime_error(path + ":" + std::to_string(n) + ": " + err);
-            }
-            if (!text.empty()) r.docs.push_back(text);
+        std::string line;
+        for (int n = 1; std::getline(f, line); n++) {
+            clean_line(line, n);
+            if (blank(line)) continue;
+            const std::string where = path + ":" + std::to_string(n);
+            if (line_kind(line, where) != DataKind::JSONL_TEXT) throw std::runtime_error(where + ": a 'tokens' record in a file of 'text' records");
+            std::string text = json::parse(line)["text"].get<std::string>();
+            if (!text.empty()) r.docs.push_back(std::move(text));
         }
     }
     size_t total = 0;

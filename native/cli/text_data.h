@@ -1,19 +1,27 @@
-// Training text for hone-train: a plain-text file (one document) or JSONL with a "text"
-// field per line (one document each). The full dataset layer lives in TypeScript; this
-// covers headless runs and benchmarks.
+// What hone-train reads as training data, decided from the file's name and its first line:
+//   - JSONL whose lines hold "tokens" (already tokenized) or "text" (one document a line);
+//   - any other text file: one plain-text document.
+// Everything else is refused by name before anything is tokenized: JSON files, CSV/TSV,
+// JSONL of chat or instruction records, binary files. Those are the dataset layer's, which
+// renders examples through the model's chat template and masks the loss: `hone train`.
 #pragma once
 
 #include <string>
 #include <vector>
 
+enum class DataKind { PLAIN_TEXT, JSONL_TEXT, JSONL_TOKENS };
+
+// Throws std::runtime_error naming the file (and line) and what reads it instead.
+DataKind sniff_train_data(const std::string & path);
+
+// "plain-text", "jsonl-text" or "jsonl-tokens": run.json's data.format.
+const char * data_kind_name(DataKind k);
+
 struct TextDocs {
     std::vector<std::string> docs;
-    std::string format; // "plain-text" or "jsonl-text"
+    std::string format; // data_kind_name of the kind read
 };
 
-// Throws std::runtime_error naming the file and line of any problem.
-TextDocs read_text_docs(const std::string & path);
-
-// Extracts the top-level string field `key` of one JSON object line. Returns false with
-// `error` set when the line is not valid JSON or the field is missing / not a string.
-bool json_string_field(const std::string & line, const std::string & key, std::string & out, std::string & error);
+// The documents of a PLAIN_TEXT or JSONL_TEXT file. Throws std::runtime_error naming the file
+// and line of any problem.
+TextDocs read_text_docs(const std::string & path, DataKind kind);

@@ -34,18 +34,6 @@ void chunk_documents(hone_model * model, const std::vector<std::string> & docs, 
     }
 }
 
-bool is_tokens_jsonl(const std::string & path) {
-    if (path.size() < 6 || path.compare(path.size() - 6, 6, ".jsonl") != 0) return false;
-    std::ifstream f(path, std::ios::binary);
-    std::string line;
-    while (std::getline(f, line)) {
-        if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-        json j = json::parse(line, nullptr, false);
-        return j.is_object() && j.contains("tokens");
-    }
-    return false;
-}
-
 void read_tokens_jsonl(const std::string & path, int ctx, int32_t n_vocab, TrainData & out) {
     std::ifstream f(path, std::ios::binary);
     if (!f) throw std::runtime_error(path + ": cannot open for reading");
@@ -95,13 +83,12 @@ TrainData load_train_data(hone_model * model, const std::string & path, int ctx)
     TrainData d;
     hone_model_info info;
     hone_model_get_info(model, &info);
-    if (is_tokens_jsonl(path)) {
-        d.format = "jsonl-tokens";
+    const DataKind kind = sniff_train_data(path);
+    d.format = data_kind_name(kind);
+    if (kind == DataKind::JSONL_TOKENS) {
         read_tokens_jsonl(path, ctx, info.n_vocab, d);
     } else {
-        TextDocs docs = read_text_docs(path);
-        d.format = docs.format;
-        chunk_documents(model, docs.docs, ctx, d);
+        chunk_documents(model, read_text_docs(path, kind).docs, ctx, d);
     }
     if (d.tokens.empty()) throw std::runtime_error(path + ": the dataset is empty after tokenization");
     return d;

@@ -7,6 +7,8 @@
 #include "ggml.h"
 #include "llama.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -74,7 +76,7 @@ struct Collector {
     }
 };
 
-ArchScan scan_architecture(const std::string & path) {
+static ArchScan scan_in_process(const std::string & path) {
     ArchScan r;
     quiet_logs();
     llama_model_params mp = llama_model_default_params();
@@ -118,6 +120,32 @@ ArchScan scan_architecture(const std::string & path) {
         r.ops.push_back(op);
         if (!ops_with_backward().count(op)) r.no_backward.push_back(op);
     }
+    return r;
+}
+
+// llama.cpp loads and runs any model here, and aborts or crashes on some malformed ones (an
+// expert count of 0, an optional tensor its graph then reads): the scan runs in a child process.
+ArchScan scan_architecture(const std::string & path) {
+    using nlohmann::json;
+    const IsolatedResult run = run_isolated([&] {
+        const ArchScan s = scan_in_process(path);
+        return json{ { "arch", s.arch }, { "graph_built", s.graph_built }, { "error", s.error }, { "ops", s.ops }, { "no_backward", s.no_backward } }.dump();
+    });
+    ArchScan r;
+    if (run.crashed) {
+        r.error = "llama.cpp crashed while loading the model or building its graph (" + run.how + ")";
+        return r;
+    }
+    const json j = json::parse(run.output, nullptr, false);
+    if (j.is_discarded()) {
+        r.error = "the scan gave no result";
+        return r;
+    }
+    r.arch = j.at("arch").get<std::string>();
+    r.graph_built = j.at("graph_built").get<bool>();
+    r.error = j.at("error").get<std::string>();
+    r.ops = j.at("ops").get<std::vector<std::string>>();
+    r.no_backward = j.at("no_backward").get<std::vector<std::string>>();
     return r;
 }
 

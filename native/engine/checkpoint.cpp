@@ -87,7 +87,7 @@ json encode_state(const hone_train_params & p, const RunPosition & pos, int64_t 
         { "rng", { { "data_order", "splitmix64 Fisher-Yates shuffle per epoch" }, { "seed", p.seed },
                    { "epoch", d.n_train > 0 ? ((pos.step - pos.segment_start) * p.n_batch) / d.n_train : 0 } } },
         { "partial_step", { { "micro_batches", pos.micro }, { "loss_sum", pos.loss_sum } } },
-        { "tokens", pos.tokens }, { "elapsed_s", pos.elapsed_s },
+        { "tokens", pos.tokens }, { "positions", pos.positions }, { "elapsed_s", pos.elapsed_s },
         { "train_params", params_json(p) },
         { "adapter", adapter },
         { "config", config },
@@ -299,6 +299,8 @@ RunPosition decode_position(const json & s) {
     pos.micro = s.at("micro_batch").get<int32_t>();
     pos.loss_sum = s.at("partial_step").at("loss_sum").get<double>();
     pos.tokens = s.at("tokens").get<int64_t>();
+    // checkpoints before real-token counts held positions in "tokens" and no "positions"
+    pos.positions = s.contains("positions") ? s.at("positions").get<int64_t>() : pos.tokens;
     pos.elapsed_s = s.at("elapsed_s").get<double>();
     if (s.contains("segment")) {
         pos.segment = s.at("segment").at("index").get<int32_t>();
@@ -374,6 +376,7 @@ void continue_from_checkpoint(const CheckpointState & st, const std::string & di
         pos.step = pos.segment_start = saved.step;
         pos.segment = saved.segment + 1;
         pos.tokens = saved.tokens;
+        pos.positions = saved.positions;
         pos.elapsed_s = saved.elapsed_s;
         st.pos = pos;
         st.opt.updates = updates; // AdamW's bias correction goes on

@@ -11,7 +11,8 @@ struct RunPosition {
     int64_t step = 0;          // optimizer steps done
     int32_t micro = 0;         // micro-batches of step + 1 already accumulated (a mid-step pause)
     double loss_sum = 0.0;     // the loss those micro-batches contributed
-    int64_t tokens = 0;        // tokens processed
+    int64_t tokens = 0;        // real (non-padding) input tokens processed
+    int64_t positions = 0;     // positions processed: the real tokens and the padding
     double elapsed_s = 0.0;    // training time before this process
     int32_t segment = 0;       // schedule segment: 0 for a run trained once, +1 for every continuation
     int64_t segment_start = 0; // optimizer steps done before this segment; its schedule and data order start here

@@ -332,10 +332,11 @@ static StepBatch take_batch(const hone_trainer & tr, const std::vector<PreparedS
 struct StepStart {
     std::chrono::steady_clock::time_point ts;
     int first_micro;
+    int64_t tokens0, positions0; // the run's counts before this process's part of the step
 };
 
 static StepStart begin_step(hone_trainer & tr, int64_t step) {
-    const StepStart s{ std::chrono::steady_clock::now(), tr.pos.micro };
+    const StepStart s{ std::chrono::steady_clock::now(), tr.pos.micro, tr.pos.tokens, tr.pos.positions };
     const bool profiled = tr.profile && OpProfile::profiles(step);
     ggml_backend_sched_set_eval_callback(tr.sched, profiled ? OpProfile::on_node : nullptr, tr.profile.get());
     return s;
@@ -345,7 +346,8 @@ static StepStart begin_step(hone_trainer & tr, int64_t step) {
 static void forward_backward(hone_trainer & tr, const std::vector<const PreparedSeq *> & seqs, float scale, int64_t step, int mb) {
     upload_micro_batch(tr, seqs, scale);
     tr.pos.loss_sum += compute_loss(tr, tr.gb, "training", step + 1);
-    tr.pos.tokens += (int64_t) tr.T * tr.B;
+    for (const PreparedSeq * p : seqs) tr.pos.tokens += p ? p->n_real : 0;
+    tr.pos.positions += (int64_t) tr.T * tr.B;
     tr.pos.micro = mb + 1;
     sample_memory(tr.memory);
 }
@@ -371,7 +373,7 @@ static StepUpdate optimizer_step(hone_trainer & tr, int64_t step, int64_t seg0, 
 // After the optimizer step: the memory sample, the op profile's step time, the step event, the
 // position moved to the next step and the adapter's record of it.
 static hone_step_event end_step(hone_trainer & tr, const StepStart & s, const StepBatch & batch, const StepUpdate & u, int64_t step,
-                                int64_t n_steps, int n_micro, const RunClock & clock) {
+                                int64_t n_steps, const RunClock & clock) {
     const auto te = std::chrono::steady_clock::now();
     const double seconds = std::chrono::duration<double>(te - s.ts).count();
     sample_memory(tr.memory);
@@ -384,9 +386,13 @@ static hone_step_event end_step(hone_trainer & tr, const StepStart & s, const St
     ev.lr = u.lr;
     ev.grad_norm = u.grad_norm;
     ev.clip_scale = u.clip_scale;
+    // speed and fill over the micro-batches this process ran (a resumed step may start part done)
+    const int64_t real = tr.pos.tokens - s.tokens0, positions = tr.pos.positions - s.positions0;
     ev.tokens = tr.pos.tokens;
+    ev.positions = tr.pos.positions;
     ev.loss_tokens = batch.loss_tokens;
-    ev.tokens_per_s = (double) (n_micro - s.first_micro) * tr.B * tr.T / seconds;
+    ev.tokens_per_s = (double) real / seconds;
+    ev.row_fill = positions > 0 ? (double) real / (double) positions : 0.0;
     ev.elapsed_s = clock.elapsed();
     tr.pos.step = step + 1;
     tr.pos.micro = 0;
@@ -638,7 +644,7 @@ hone_status hone_trainer_train(hone_trainer * tr, const hone_sequence * seqs, in
                 if (ctl == HONE_TRAIN_PAUSE && mb + 1 < n_micro) stop("paused");
             }
             const StepUpdate update = optimizer_step(*tr, step, seg0, n_steps, batch.loss_tokens);
-            hone_step_event ev = end_step(*tr, start, batch, update, step, n_steps, n_micro, clock);
+            hone_step_event ev = end_step(*tr, start, batch, update, step, n_steps, clock);
             if (cb.on_step && !cb.on_step(&ev, cb.user_data)) stopping = true;
 
             const bool last = tr->pos.step == n_steps;

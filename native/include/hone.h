@@ -191,9 +191,11 @@ typedef struct {
     float   lr;            // learning rate used for this step
     float   grad_norm;     // global L2 norm of the step's gradient before clipping
     float   clip_scale;    // factor applied to the gradient (1: not clipped)
-    int64_t tokens;        // tokens processed so far (all positions, incl. non-loss)
+    int64_t tokens;        // real (non-padding) input tokens processed so far, loss-carrying or not
+    int64_t positions;     // positions processed so far: the real tokens and the padding that filled rows
     int64_t loss_tokens;   // loss-carrying tokens in this step
-    double  tokens_per_s;  // throughput of this step
+    double  tokens_per_s;  // real tokens per second of this step (padding never counts)
+    double  row_fill;      // this step's real tokens / its processed positions (1: no padding)
     double  elapsed_s;     // training time so far (including runs this one resumed)
 } hone_step_event;
 

@@ -1,11 +1,12 @@
 // What the engine exports on purpose for its tools beyond hone.h: the gradient check
 // (`hone-train check-grad`), the architecture scan (`scan`, `probe-arch` and the refusal of an
-// untrainable model) and the backend loading a tool needs before it loads a model with
-// llama.cpp itself. C++, for hone-train; the app uses hone.h only.
+// untrainable model), calls isolated in a child process, and the backend loading a tool needs
+// before it loads a model with llama.cpp itself. C++, for hone-train; the app uses hone.h only.
 #pragma once
 
 #include "hone.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,23 @@ ArchScan scan_architecture(const std::string & path);
 
 // "architecture X cannot train yet: op Y has no backward" (or why the scan could not run).
 std::string describe_scan(const ArchScan & s);
+
+// ---- isolated calls (isolated_run.cpp) ------------------------------------------------------
+// Code that may end the process on input it does not check runs in a child process, so that a
+// crash becomes a message: llama.cpp's loader and graph builder abort, divide by zero or read a
+// null tensor on some malformed models (an expert count of 0, an optional tensor the graph then
+// needs), and the architecture scan runs them on any model a user names.
+
+struct IsolatedResult {
+    bool crashed = false; // the call ended its process (a signal, an abort, an exit)
+    std::string output;   // what the call returned, when it did not crash
+    std::string how;      // when it crashed: "segmentation fault", "abort: GGML_ASSERT(...) failed", ...
+};
+
+// Runs fn in a forked child (POSIX) and returns what it returned, or how the child died; the
+// child's stderr is kept from the terminal and read for an assertion's text. Where fork does
+// not exist (Windows) fn runs in this process, unprotected.
+IsolatedResult run_isolated(const std::function<std::string()> & fn);
 
 // ---- backends (backend_registry.cpp) --------------------------------------------------------
 // Loads the backend libraries once when none is registered yet (a GGML_BACKEND_DL build): from

@@ -36,7 +36,7 @@ export const runSchema: Schema = {
     },
     adapter: { object: { path: str, nParams: int } },
     data: { object: { format: orNull(str), sequences: int, evalSequences: int }, optional: { report: 'object', tokens: 'object' } },
-    metrics: { object: { finalLoss: orNull(num), evalLoss: orNull(num), steps: int, tokens: int, elapsedS: num, tokensPerS: num, peakRssMib: num } },
+    metrics: { object: { finalLoss: orNull(num), evalLoss: orNull(num), steps: int, tokens: int, positions: int, elapsedS: num, tokensPerS: num, rowFill: num, peakRssMib: num } },
     lastCheckpoint: orNull(str),
     memory: memorySchema,
   },

@@ -94,6 +94,43 @@ describe('hone-train rejects bad input clearly', () => {
     expectFailure(['--model', model, '--data', bad], out, /bad\.jsonl:2: missing field 'text'/);
   });
 
+  test('chat, instruction, JSON, CSV and binary data are refused with a pointer to `hone train`', (t) => {
+    const model = requireFixture(t, 'stories260K.gguf');
+    if (!model) return;
+    const chat = requireFixture(t, 'chat_elements_limericks.jsonl');
+    if (!chat) return;
+    const pointer = /`hone train` reads chat, instruction, JSON and CSV datasets/;
+    expectFailure(['--model', model, '--data', chat], out, /chat_elements_limericks\.jsonl:1: a chat or instruction record \(field 'messages'\)/);
+    expectFailure(['--model', model, '--data', chat], out, pointer);
+    const alpaca = [{ instruction: 'Name a colour.', input: '', output: 'Blue.' }, { instruction: 'Say hi.', input: '', output: 'Hi!' }];
+    const json = join(dir, 'alpaca.json');
+    writeFileSync(json, JSON.stringify(alpaca, null, 2));
+    expectFailure(['--model', model, '--data', json], out, /alpaca\.json: a JSON file; hone-train reads plain text/);
+    // the same records as JSONL, and under a name that does not say JSONL: refused by content
+    const lines = alpaca.map((r) => JSON.stringify(r)).join('\n') + '\n';
+    for (const name of ['alpaca.jsonl', 'alpaca.txt']) {
+      writeFileSync(join(dir, name), lines);
+      expectFailure(['--model', model, '--data', join(dir, name)], out, new RegExp(`${name.replace('.', '\\.')}:1: a chat or instruction record \\(field 'instruction'\\)`));
+    }
+    const csv = join(dir, 'pairs.csv');
+    writeFileSync(csv, 'prompt,completion\nhi,hello\n');
+    expectFailure(['--model', model, '--data', csv], out, /pairs\.csv: a CSV\/TSV table/);
+    expectFailure(['--model', model, '--data', model], out, /stories260K\.gguf: a binary file/);
+    const nul = join(dir, 'nul.txt');
+    writeFileSync(nul, 'text\n\0\x01\x02 binary\n');
+    expectFailure(['--model', model, '--data', nul], out, /nul\.txt:2: a binary file \(it holds NUL bytes\)/);
+  });
+
+  test('a byte-order mark and CRLF line ends are read as the text they frame', (t) => {
+    const model = requireFixture(t, 'stories260K.gguf');
+    if (!model) return;
+    const crlf = join(dir, 'crlf.jsonl');
+    writeFileSync(crlf, '\uFEFF{"text": "' + TEXT + '"}\r\n{"text": "' + TEXT + '"}\r\n');
+    const r = honeTrain(['--model', model, '--data', crlf, '--out', join(dir, 'crlf-out'), '--steps', '1', '--ctx', '32', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(JSON.parse(readFileSync(join(dir, 'crlf-out', 'run.json'), 'utf8')).data.format, 'jsonl-text');
+  });
+
   test('an unknown GPU precision, before anything is loaded', (t) => {
     const model = requireFixture(t, 'stories260K.gguf');
     if (!model) return;

@@ -149,7 +149,7 @@ export function planResult(pools: PlanPool[], ops: OpsReport): PlanResult {
 export function runSummary(over: Partial<RunSummary> = {}): RunSummary {
   return {
     id: 'run-1', title: 'tiny-llama.gguf · a.jsonl · 2026-01-01 10:00', status: 'running', createdAt: '2026-01-01T10:00:00Z', updatedAt: '2026-01-01T10:01:00Z',
-    model: '/models/tiny-llama.gguf', data: ['/data/a.jsonl'], step: 0, nSteps: 100, resumableStep: null, lastLoss: null, lastEvalLoss: null,
+    model: '/models/tiny-llama.gguf', data: ['/data/a.jsonl'], step: 0, nSteps: 100, resumableStep: null, lastLoss: null, lastEvalLoss: null, tokensPerS: null, rowFill: null,
     adapter: null, error: null, segments: 1, ...over,
   };
 }
@@ -164,7 +164,7 @@ export function stepRecords(from: number, to: number, opts: { nSteps?: number; s
   for (let step = from; step <= to; step++) {
     out.push({
       seq: step + (opts.seqOffset ?? 0), at: '2026-01-01T10:00:00Z', segment: 0,
-      event: { type: 'step', step, nSteps: opts.nSteps ?? 100, loss: 4 / Math.sqrt(step), lr: 1e-4, gradNorm: 1, tokens: 256 * step, lossTokens: 100, tokensPerS: 1000, elapsedS: step * (opts.secondsPerStep ?? 0.5) },
+      event: { type: 'step', step, nSteps: opts.nSteps ?? 100, loss: 4 / Math.sqrt(step), lr: 1e-4, gradNorm: 1, tokens: 256 * step, positions: 512 * step, lossTokens: 100, tokensPerS: 1000, rowFill: 0.5, elapsedS: step * (opts.secondsPerStep ?? 0.5) },
     });
   }
   return out;

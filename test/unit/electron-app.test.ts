@@ -21,7 +21,7 @@ import { tempFiles } from '../helpers/temp-files.ts';
 const PATHS: AppPaths = { preload: '/app/out/build/preload/preload.cjs', renderer: '/app/out/renderer', hostEntry: '/app/out/build/engine-host/host-main.js', docs: '/app/docs', addon: '/app/resources/native/hone.node' };
 
 function run(status: RunSummary['status']): RunSummary {
-  return { id: 'r1', title: 'stories260K · chat.jsonl', status, createdAt: '', updatedAt: '', model: 'm.gguf', data: ['d.jsonl'], step: 12, nSteps: 40, resumableStep: 10, lastLoss: 2.5, lastEvalLoss: null, adapter: null, error: null, segments: 1 };
+  return { id: 'r1', title: 'stories260K · chat.jsonl', status, createdAt: '', updatedAt: '', model: 'm.gguf', data: ['d.jsonl'], step: 12, nSteps: 40, resumableStep: 10, lastLoss: 2.5, lastEvalLoss: null, tokensPerS: null, rowFill: null, adapter: null, error: null, segments: 1 };
 }
 
 /** A service whose runs are `runs` and whose dispose is recorded. */

@@ -29,7 +29,7 @@ function noHost(): never {
 }
 
 function step(n: number, loss: number) {
-  return { type: 'step' as const, step: n, nSteps: 20, loss, lr: 1e-3, gradNorm: 1, tokens: 32 * n, lossTokens: 31 * n, tokensPerS: 100, elapsedS: n };
+  return { type: 'step' as const, step: n, nSteps: 20, loss, lr: 1e-3, gradNorm: 1, tokens: 32 * n, positions: 64 * n, lossTokens: 31 * n, tokensPerS: 100, rowFill: 0.5, elapsedS: n };
 }
 
 /** A run folder as a service that died mid-run leaves it: status.json at `status`, some events. */

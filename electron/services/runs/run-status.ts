@@ -11,8 +11,11 @@ import type { RunEventRecord, RunStatus, RunSummary } from '../../common/runs.ts
 export const STATUS_FILE_VERSION = 1;
 
 /** status.json: a run's summary as the service records it; the resumable step is read from its checkpoints. */
-export interface RunStatusFile extends Omit<RunSummary, 'resumableStep'> {
+export interface RunStatusFile extends Omit<RunSummary, 'resumableStep' | 'tokensPerS' | 'rowFill'> {
   version: typeof STATUS_FILE_VERSION;
+  /** Absent in files written before the engine reported real tokens. */
+  tokensPerS?: number | null;
+  rowFill?: number | null;
 }
 
 /** A run in one of these is being worked on by a service's engine host. */
@@ -58,7 +61,15 @@ export function newStatusFile(id: string, config: TrainConfig, now: Date): RunSt
 
 /** The counters an engine event moves (a step, an eval); other events change nothing. */
 export function withEvent(st: RunStatusFile, e: EngineEvent | RunEventRecord['event']): RunStatusFile {
-  if (e.type === 'step') return { ...st, step: e.step, nSteps: e.nSteps, lastLoss: e.loss };
+  if (e.type === 'step') {
+    // events logged before real-token counts have no positions: no speed is claimed for them
+    const real = typeof e.positions === 'number';
+    return {
+      ...st, step: e.step, nSteps: e.nSteps, lastLoss: e.loss,
+      tokensPerS: real && e.elapsedS > 0 ? e.tokens / e.elapsedS : null,
+      rowFill: real && e.positions > 0 ? e.tokens / e.positions : null,
+    };
+  }
   if (e.type === 'eval') return { ...st, lastEvalLoss: e.evalLoss };
   return st;
 }
@@ -93,6 +104,8 @@ export function summaryOf(st: RunStatusFile, resumableStep: number | null): RunS
     resumableStep,
     lastLoss: st.lastLoss,
     lastEvalLoss: st.lastEvalLoss,
+    tokensPerS: st.tokensPerS ?? null,
+    rowFill: st.rowFill ?? null,
     adapter: st.adapter,
     error: st.error,
     segments: st.segments,
@@ -111,6 +124,7 @@ export function checkStatusFile(v: unknown, file: string, id: string): RunStatus
   if (!Array.isArray(s.data) || !s.data.every((d) => typeof d === 'string')) throw bad('data', 'must be a list of paths');
   for (const k of ['segments', 'step', 'nSteps'] as const) if (typeof s[k] !== 'number' || !Number.isInteger(s[k]) || (s[k] as number) < 0) throw bad(k, 'must be a whole number >= 0');
   for (const k of ['lastLoss', 'lastEvalLoss'] as const) if (s[k] !== null && typeof s[k] !== 'number') throw bad(k, 'must be a number or null');
+  for (const k of ['tokensPerS', 'rowFill'] as const) if (s[k] !== undefined && s[k] !== null && typeof s[k] !== 'number') throw bad(k, 'must be a number or null');
   if (s.adapter !== null && typeof s.adapter !== 'string') throw bad('adapter', 'must be a path or null');
   const e = s.error as Record<string, unknown> | null;
   if (e !== null && (!e || typeof e !== 'object' || !isErrorCode(e.code) || typeof e.message !== 'string')) throw bad('error', 'must be null or {code, message}');

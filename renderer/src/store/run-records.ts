@@ -13,7 +13,10 @@ export interface RunSeries {
   steps: number[];
   loss: number[];
   lr: number[];
+  /** Real (non-padding) tokens per second. */
   tokensPerS: number[];
+  /** Real tokens / processed positions; null for steps logged before the engine reported it. */
+  rowFill: (number | null)[];
   elapsedS: number[];
   tokens: number[];
   evalSteps: number[];
@@ -32,7 +35,7 @@ export interface RunProgress {
   lastCheckpointStep: number | null;
 }
 
-export const emptySeries = (): RunSeries => ({ steps: [], loss: [], lr: [], tokensPerS: [], elapsedS: [], tokens: [], evalSteps: [], evalLoss: [] });
+export const emptySeries = (): RunSeries => ({ steps: [], loss: [], lr: [], tokensPerS: [], rowFill: [], elapsedS: [], tokens: [], evalSteps: [], evalLoss: [] });
 
 export const emptyProgress = (): RunProgress => ({
   series: emptySeries(),
@@ -87,6 +90,9 @@ export function foldRecords(prev: RunProgress, records: readonly RunEventRecord[
   return next;
 }
 
+// events logged before the engine reported row fill have none
+const fillOf = (e: StepEvent): number | null => (typeof e.rowFill === 'number' ? e.rowFill : null);
+
 function appendSeries(s: RunSeries, steps: StepEvent[], evals: EvalEvent[]): RunSeries {
   // a continued run's steps go on from where it stopped; a resumed one may repeat a step it
   // had recorded before the crash: the newer record wins
@@ -105,6 +111,7 @@ function appendSeries(s: RunSeries, steps: StepEvent[], evals: EvalEvent[]): Run
     loss: s.loss.concat(steps.map((e) => e.loss)),
     lr: s.lr.concat(steps.map((e) => e.lr)),
     tokensPerS: s.tokensPerS.concat(steps.map((e) => e.tokensPerS)),
+    rowFill: s.rowFill.concat(steps.map(fillOf)),
     elapsedS: s.elapsedS.concat(steps.map((e) => e.elapsedS)),
     tokens: s.tokens.concat(steps.map((e) => e.tokens)),
     evalSteps: s.evalSteps.concat(evals.map((e) => e.step)),
@@ -114,9 +121,9 @@ function appendSeries(s: RunSeries, steps: StepEvent[], evals: EvalEvent[]): Run
 
 /** The slow path: steps out of order, merged by step number (rare: a resume after a crash). */
 function rebuild(s: RunSeries, steps: StepEvent[], evals: EvalEvent[]): RunSeries {
-  const byStep = new Map<number, [number, number, number, number, number]>();
-  s.steps.forEach((st, i) => byStep.set(st, [s.loss[i], s.lr[i], s.tokensPerS[i], s.elapsedS[i], s.tokens[i]]));
-  for (const e of steps) byStep.set(e.step, [e.loss, e.lr, e.tokensPerS, e.elapsedS, e.tokens]);
+  const byStep = new Map<number, [number, number, number, number, number, number | null]>();
+  s.steps.forEach((st, i) => byStep.set(st, [s.loss[i], s.lr[i], s.tokensPerS[i], s.elapsedS[i], s.tokens[i], s.rowFill[i]]));
+  for (const e of steps) byStep.set(e.step, [e.loss, e.lr, e.tokensPerS, e.elapsedS, e.tokens, fillOf(e)]);
   const order = [...byStep.keys()].sort((a, b) => a - b);
   const evalBy = new Map<number, number>();
   s.evalSteps.forEach((st, i) => evalBy.set(st, s.evalLoss[i]));
@@ -129,6 +136,7 @@ function rebuild(s: RunSeries, steps: StepEvent[], evals: EvalEvent[]): RunSerie
     tokensPerS: order.map((k) => byStep.get(k)![2]),
     elapsedS: order.map((k) => byStep.get(k)![3]),
     tokens: order.map((k) => byStep.get(k)![4]),
+    rowFill: order.map((k) => byStep.get(k)![5]),
     evalSteps: evalOrder,
     evalLoss: evalOrder.map((k) => evalBy.get(k)!),
   };

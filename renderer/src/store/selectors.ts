@@ -63,6 +63,7 @@ export const selectLatestSmoothedLoss = (s: AppState) => last(selectSmoothedLoss
 export const selectLatestEvalLoss = (s: AppState) => last(s.run.series.evalLoss);
 export const selectLatestLr = (s: AppState) => last(s.run.series.lr);
 export const selectTokensPerS = (s: AppState) => last(s.run.series.tokensPerS);
+export const selectRowFill = (s: AppState) => last(s.run.series.rowFill) ?? null;
 export const selectElapsedS = (s: AppState) => last(s.run.series.elapsedS);
 
 export function selectTotalSteps(s: AppState): number | null {

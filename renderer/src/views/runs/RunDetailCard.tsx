@@ -46,6 +46,11 @@ export function RunDetailCard({ run, onClose }: { run: RunSummary; onClose(): vo
         <dd>
           {formatLoss(run.lastLoss)} (eval {formatLoss(run.lastEvalLoss)})
         </dd>
+        <dt>Speed</dt>
+        <dd data-testid="run-speed">
+          {run.tokensPerS == null ? '–' : `${formatCount(run.tokensPerS)} real tokens/s`}
+          {run.rowFill != null && <span className="muted"> · rows {Math.round(run.rowFill * 100)}% full</span>}
+        </dd>
         <dt>Started</dt>
         <dd>{formatDate(run.createdAt)}</dd>
         <dt>Model</dt>

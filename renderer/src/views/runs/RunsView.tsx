@@ -51,6 +51,7 @@ export function RunsView() {
     { key: 'steps', header: 'Steps', width: '110px', align: 'end', render: (r) => <span className="num">{`${formatCount(r.step)} / ${formatCount(r.nSteps)}`}</span> },
     { key: 'loss', header: 'Loss', width: '90px', align: 'end', render: (r) => <span className="num">{formatLoss(r.lastLoss)}</span> },
     { key: 'eval', header: 'Eval', width: '90px', align: 'end', render: (r) => <span className="num">{formatLoss(r.lastEvalLoss)}</span> },
+    { key: 'speed', header: 'Tokens / s', width: '110px', align: 'end', render: (r) => <RunSpeed run={r} /> },
     { key: 'created', header: 'Started', width: '160px', render: (r) => formatDate(r.createdAt) },
   ];
 
@@ -84,5 +85,16 @@ export function RunsView() {
         {selected.length > 0 && <CompareCard />}
       </div>
     </div>
+  );
+}
+
+/** Real tokens per second over the run, with how full its rows were on hover. */
+function RunSpeed({ run }: { run: RunSummary }) {
+  if (run.tokensPerS == null) return <span className="num muted">–</span>;
+  const fill = run.rowFill == null ? undefined : `rows ${Math.round(run.rowFill * 100)}% full (padding is not counted)`;
+  return (
+    <span className="num" title={fill}>
+      {formatCount(run.tokensPerS)}
+    </span>
   );
 }

@@ -25,6 +25,7 @@ import {
   selectLatestStep,
   selectLrSeries,
   selectProgress,
+  selectRowFill,
   selectTokensPerS,
   selectTotalSteps,
 } from '../../store/selectors.ts';
@@ -104,6 +105,7 @@ function RunStats() {
       evalLoss: selectLatestEvalLoss(s) ?? s.run.summary?.lastEvalLoss ?? null,
       lr: selectLatestLr(s),
       tps: selectTokensPerS(s),
+      fill: selectRowFill(s),
       elapsed: selectElapsedS(s),
       eta: selectEtaS(s),
       progress: selectProgress(s),
@@ -116,7 +118,11 @@ function RunStats() {
         <Stat label="Train loss" value={formatLoss(v.loss)} hint={`smoothed ${formatLoss(v.smooth)}`} />
         <Stat label="Eval loss" value={formatLoss(v.evalLoss)} />
         <Stat label="Learning rate" value={formatLr(v.lr)} />
-        <Stat label="Tokens / s" value={v.tps == null ? '–' : formatCount(v.tps)} />
+        <Stat
+          label="Tokens / s"
+          value={<span data-testid="stat-tps">{v.tps == null ? '–' : formatCount(v.tps)}</span>}
+          hint={v.fill == null ? undefined : <span data-testid="stat-row-fill" title="Padding is never counted as tokens">rows {Math.round(v.fill * 100)}% full</span>}
+        />
         <Stat label="Elapsed" value={formatDuration(v.elapsed)} />
         <Stat label="ETA" value={formatDuration(v.eta)} />
       </dl>
