@@ -54,6 +54,12 @@ export interface TrainConfig {
   profile: boolean;
   /** Recompute activations in the backward pass (gradient checkpointing): less memory, a slower step, the same gradients. */
   recompute: boolean;
+  /**
+   * Pack a step's examples into shared rows of ctx positions (attention stays within each
+   * example): less padding, the same loss and gradients. Applied where two examples fit in a
+   * row and the architecture allows it (docs/training.md).
+   */
+  pack: boolean;
 }
 
 export type LengthPolicy = TrainConfig['truncate'];

@@ -40,6 +40,7 @@ export const OPTION_KINDS: { readonly [K in keyof TrainConfig]-?: OptionKind } =
   memoryLimit: 'integer',
   profile: 'boolean',
   recompute: 'boolean',
+  pack: 'boolean',
 };
 
 export function isOptionKey(key: string): key is keyof TrainConfig {

@@ -81,6 +81,7 @@ export interface TrainerParams {
   memoryLimit?: number;
   /** Activation recomputation (gradient checkpointing): less memory, the same gradients. */
   recompute?: boolean;
+  pack?: boolean;
   /** Tests only: ops (ggml names, comma-separated) a stand-in primary backend refuses, so they fall back to the CPU. */
   testRefuseOps?: string;
 }
@@ -169,6 +170,8 @@ export interface HoneAddon {
   capabilities(): string;
   /** hone_text_windows: where a text of nTokens is cut into windows of ctx + 1 tokens (overlap 1). */
   textWindows(nTokens: number, ctx: number): Int32Array;
+  /** hone_packing_helps: whether packing would put two of these sequences (token counts) in one row. */
+  packingHelps(lengths: Int32Array, ctx: number): boolean;
   napiVersion: number;
 }
 

@@ -91,7 +91,9 @@ export async function trainJob(addon: HoneAddon, p: Requests['train']['payload']
     emit({ type: 'phase', phase: 'build', message: 'building the training graph' });
     const adapter = addon.Adapter.create(model, adapterParams(cfg));
     disposers.unshift(() => adapter.dispose());
-    const trainer = await addon.Trainer.create(model, adapter, trainerParams(cfg, { checkpointDir: checkpointsDir(cfg.out), runConfig: JSON.stringify(cfg) }));
+    // packed where two examples fit in a row (text windows fill theirs and keep exactly causal attention)
+    const pack = cfg.pack === true && addon.packingHelps(Int32Array.from(data.train, (s) => s.tokens.length), cfg.ctx);
+    const trainer = await addon.Trainer.create(model, adapter, trainerParams(cfg, { checkpointDir: checkpointsDir(cfg.out), runConfig: JSON.stringify(cfg), pack }));
     disposers.unshift(() => trainer.dispose());
     // ops.json as scheduled, before the first step; rewritten with the measured memory (and
     // per-op times when profiled) when training ends

@@ -9,12 +9,14 @@ export function adapterParams(cfg: TrainConfig) {
   return { rank: cfg.rank, alpha: cfg.alpha || 2 * cfg.rank, targets: cfg.targets, seed: cfg.seed };
 }
 
-export function trainerParams(cfg: TrainConfig, extra: Pick<TrainerParams, 'checkpointDir' | 'runConfig' | 'dryRun'> = {}): TrainerParams {
+export function trainerParams(cfg: TrainConfig, extra: Pick<TrainerParams, 'checkpointDir' | 'runConfig' | 'dryRun' | 'pack'> = {}): TrainerParams {
   return {
     nCtx: cfg.ctx, nBatch: cfg.batch, nUbatch: cfg.ubatch || cfg.batch, nSteps: cfg.steps, nEpochs: cfg.steps > 0 ? 0 : cfg.epochs,
     lr: cfg.lr, lrSchedule: cfg.schedule, warmupSteps: cfg.warmup, lrMin: cfg.lrMin, weightDecay: cfg.weightDecay,
     maxGradNorm: cfg.maxGradNorm, seed: cfg.seed, evalEvery: cfg.evalEvery, checkpointEvery: cfg.checkpointEvery,
-    keepCheckpoints: cfg.keepCheckpoints, memoryLimit: cfg.memoryLimit, profile: cfg.profile, recompute: cfg.recompute, ...testHooks(), ...extra,
+    keepCheckpoints: cfg.keepCheckpoints, memoryLimit: cfg.memoryLimit, profile: cfg.profile, recompute: cfg.recompute,
+    // a run saved before packing existed has no `pack` and trained one example per row
+    pack: cfg.pack === true, ...testHooks(), ...extra,
   };
 }
 

@@ -31,6 +31,17 @@ static Napi::Value TextWindows(const Napi::CallbackInfo & info) {
     return out;
 }
 
+// packingHelps(lengths, ctx): hone_packing_helps over the sequences' token counts (Int32Array).
+static Napi::Value PackingHelps(const Napi::CallbackInfo & info) {
+    Napi::Env env = info.Env();
+    HN_THROW_IF(env, info.Length() < 2 || !info[0].IsTypedArray() || info[0].As<Napi::TypedArray>().TypedArrayType() != napi_int32_array ||
+                !info[1].IsNumber(), "invalid_argument", "packingHelps(lengths, ctx) needs an Int32Array and a number");
+    const Napi::Int32Array lengths = info[0].As<Napi::Int32Array>();
+    const int32_t ctx = info[1].As<Napi::Number>().Int32Value();
+    HN_THROW_IF(env, ctx < 1, "invalid_argument", "packingHelps: ctx must be >= 1");
+    return Napi::Boolean::New(env, hone_packing_helps(lengths.Data(), (int32_t) lengths.ElementLength(), ctx));
+}
+
 static Napi::Object InitAddon(Napi::Env env, Napi::Object exports) {
     auto * data = new AddonData();
     env.SetInstanceData(data); // freed with the environment
@@ -42,6 +53,7 @@ static Napi::Object InitAddon(Napi::Env env, Napi::Object exports) {
     exports.Set("capabilities", Napi::Function::New(env, Capabilities, "capabilities"));
     exports.Set("merge", Napi::Function::New(env, Merge, "merge"));
     exports.Set("textWindows", Napi::Function::New(env, TextWindows, "textWindows"));
+    exports.Set("packingHelps", Napi::Function::New(env, PackingHelps, "packingHelps"));
     exports.Set("napiVersion", Napi::Number::New(env, NAPI_VERSION));
     return exports;
 }

@@ -364,6 +364,7 @@ Napi::Value TrainerWrap::Create(const Napi::CallbackInfo & info) {
     p.profile = get_bool(o, "profile", p.profile);
     p.memory_limit = (int64_t) get_number(o, "memoryLimit", (double) p.memory_limit);
     p.recompute = get_bool(o, "recompute", p.recompute);
+    p.pack = get_bool(o, "pack", p.pack);
     auto * st = new State();
     st->checkpoint_dir = get_string(o, "checkpointDir", "");
     st->run_config = get_string(o, "runConfig", "");

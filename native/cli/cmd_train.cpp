@@ -267,6 +267,10 @@ int cmd_train(int argc, char ** argv) {
         return report_error(json, "bad_dataset", e.what());
     }
     const int64_t truncated = data.truncated + eval.truncated;
+    // packed where two sequences fit in a row: text windows fill theirs and keep exactly causal attention
+    std::vector<int32_t> lengths;
+    for (const auto & s : data.tokens) lengths.push_back((int32_t) s.size());
+    tp.pack = tp.pack && hone_packing_helps(lengths.data(), (int32_t) lengths.size(), tp.n_ctx);
 
     hone_adapter * adapter = nullptr;
     if (hone_adapter_init(model, &ap, &adapter, &err) != HONE_OK) return report_error(json, status_code(err.code), err.message);
@@ -296,12 +300,15 @@ int cmd_train(int argc, char ** argv) {
         emit(JsonObject().str("type", "start").str("model", model_path).str("arch", info.arch).str("backend", info.backend)
             .str("gpu_precision", info.gpu_precision).integer("sequences", (long long) data.tokens.size()).integer("eval_sequences", (long long) eval.tokens.size())
             .integer("truncated", truncated).integer("adapter_params", hone_adapter_n_params(adapter))
-            .integer("start_step", hone_trainer_step(trainer)).str("resumed_from", resume).raw("memory", memory_report(trainer).dump()));
+            .integer("start_step", hone_trainer_step(trainer)).str("resumed_from", resume).boolean("packed", hone_trainer_packs(trainer))
+            .raw("memory", memory_report(trainer).dump()));
     } else {
         fprintf(stderr, "model %s (%s, %d layers) on %s; %zu sequences of up to %d tokens (%zu held out); LoRA r=%d alpha=%g on %s (%lld params)\n",
                 model_path.c_str(), info.arch, info.n_layer, info.backend, data.tokens.size(), tp.n_ctx, eval.tokens.size(), ap.rank,
                 ap.alpha, targets_s, (long long) hone_adapter_n_params(adapter));
         if (truncated) fprintf(stderr, "note: %lld sequence(s) are longer than --ctx %d + 1 tokens and are truncated on the right\n", (long long) truncated, tp.n_ctx);
+        if (tp.pack && !hone_trainer_packs(trainer)) fprintf(stderr, "note: sequences are not packed: %s carries state along the sequence\n", info.arch);
+        else if (hone_trainer_packs(trainer)) fprintf(stderr, "sequences are packed into shared rows of %d positions\n", tp.n_ctx);
         if (!resume.empty()) fprintf(stderr, "resuming %s at step %d\n", resume.c_str(), hone_trainer_step(trainer));
         print_plan(memory_report(trainer));
     }

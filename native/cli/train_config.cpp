@@ -9,7 +9,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-enum Kind { INT, NUM, STR, PATH };
+enum Kind { INT, NUM, STR, PATH, BOOL };
 
 struct Spec {
     const char * name;
@@ -22,7 +22,7 @@ const Spec SPECS[] = {
     { "rank", INT, true },          { "alpha", NUM, true },        { "targets", STR, true },     { "seed", INT, true },
     { "lr", NUM, true },            { "schedule", STR, true },     { "warmup", INT, true },      { "lr-min", NUM, true },
     { "weight-decay", NUM, true },  { "max-grad-norm", NUM, true }, { "steps", INT, true },     { "epochs", INT, true },
-    { "ctx", INT, true },           { "batch", INT, true },        { "ubatch", INT, true },
+    { "ctx", INT, true },           { "batch", INT, true },        { "ubatch", INT, true },      { "pack", BOOL, true },
     { "out", PATH, false },         { "backend", STR, false },     { "threads", INT, false },    { "eval-every", INT, false },
     { "checkpoint-every", INT, false }, { "keep-checkpoints", INT, false }, { "memory-limit", STR, false },
     { "gpu-precision", STR, false },
@@ -39,6 +39,11 @@ Config value_of(const Args & a, const Spec & s) {
         case INT: return a.integer(s.name, 0);
         case NUM: return a.number(s.name, 0.0);
         case PATH: return fs::absolute(fs::path(a.str(s.name))).lexically_normal().string();
+        case BOOL: {
+            const std::string v = a.str(s.name);
+            if (v != "true" && v != "false") throw UsageError(std::string("--") + s.name + " takes true or false, got '" + v + "'");
+            return v == "true";
+        }
         default: return a.str(s.name);
     }
 }
@@ -98,6 +103,7 @@ Config resolve_config(const Args & a) {
 
 Config resolve_resumed_config(const Args & a, const std::string & dir) {
     Config saved = read_checkpoint_config(dir);
+    if (!saved.contains("pack")) saved["pack"] = false; // trained before packing existed: one sequence per row
     Config c = saved;
     std::string problems;
     for (const Spec & s : SPECS) {
@@ -142,6 +148,7 @@ hone_train_params train_params(const Config & c) {
     tp.weight_decay = c["weight_decay"].get<float>();
     tp.max_grad_norm = c["max_grad_norm"].get<float>();
     tp.seed = c["seed"].get<uint64_t>();
+    tp.pack = c["pack"].get<bool>();
     tp.eval_every = c["eval_every"].get<int32_t>();
     tp.checkpoint_every = c["checkpoint_every"].get<int32_t>();
     tp.keep_checkpoints = c["keep_checkpoints"].get<int32_t>();

@@ -1,6 +1,7 @@
 #include "batch.h"
 
 #include <algorithm>
+#include <climits>
 #include <numeric>
 
 namespace hone {
@@ -41,6 +42,26 @@ uint64_t fingerprint(const std::vector<PreparedSeq> & seqs) {
     return h;
 }
 
+std::vector<std::vector<int32_t>> pack_rows(const std::vector<int32_t> & lengths, int T) {
+    std::vector<int32_t> order(lengths.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return lengths[a] > lengths[b]; });
+    std::vector<std::vector<int32_t>> rows;
+    std::vector<int32_t> room;
+    for (int32_t i : order) {
+        const int32_t n = std::max(0, std::min(lengths[i], T));
+        size_t r = 0;
+        while (r < rows.size() && room[r] < n) r++;
+        if (r == rows.size()) {
+            rows.emplace_back();
+            room.push_back(T);
+        }
+        rows[r].push_back(i);
+        room[r] -= n;
+    }
+    return rows;
+}
+
 uint64_t splitmix64(uint64_t & state) {
     uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
@@ -66,3 +87,13 @@ int32_t DataOrder::at(int64_t i) {
 }
 
 } // namespace hone
+
+extern "C" bool hone_packing_helps(const int32_t * lengths, int32_t n, int32_t n_ctx) {
+    int32_t a = INT32_MAX, b = INT32_MAX; // the two shortest rows' worth
+    for (int32_t i = 0; i < n; i++) {
+        const int32_t len = std::max(0, std::min(lengths[i], n_ctx));
+        if (len < a) { b = a; a = len; }
+        else if (len < b) b = len;
+    }
+    return n >= 2 && (int64_t) a + b <= n_ctx;
+}

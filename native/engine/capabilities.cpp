@@ -84,6 +84,7 @@ std::string defaults_json() {
         .integer("keep_checkpoints", tp.keep_checkpoints)
         .integer("memory_limit", (long long) tp.memory_limit)
         .boolean("recompute", tp.recompute)
+        .boolean("pack", tp.pack)
         .str("loss", rp.loss == HONE_LOSS_ALL ? "all" : "assistant")
         .boolean("ignore_weights", rp.ignore_weights)
         .str("truncate", "right") // keep the first ctx + 1 tokens, as the trainer does

@@ -66,7 +66,7 @@ static json params_json(const hone_train_params & p) {
                  { "n_epochs", p.n_epochs }, { "lr", p.lr }, { "lr_schedule", hone_lr_schedule_name(p.lr_schedule) },
                  { "warmup_steps", p.warmup_steps }, { "lr_min", p.lr_min }, { "weight_decay", p.weight_decay },
                  { "beta1", p.beta1 }, { "beta2", p.beta2 }, { "eps", p.eps }, { "max_grad_norm", p.max_grad_norm },
-                 { "seed", p.seed } };
+                 { "seed", p.seed }, { "pack", p.pack } };
 }
 
 json encode_state(const hone_train_params & p, const RunPosition & pos, int64_t updates, const DataIdentity & d, const json & model, const json & adapter,
@@ -79,7 +79,7 @@ json encode_state(const hone_train_params & p, const RunPosition & pos, int64_t 
         { "optimizer", { { "type", "adamw" }, { "updates", updates }, { "file", "optimizer.gguf" } } },
         { "schedule", { { "type", hone_lr_schedule_name(p.lr_schedule) }, { "lr", p.lr }, { "warmup_steps", p.warmup_steps },
                         { "lr_min", p.lr_min }, { "next_lr", pos.step < d.n_steps ? segment_lr(p, pos.step, pos.segment_start, d.n_steps) : 0.0f } } },
-        { "data", { { "seed", p.seed }, { "cursor", (pos.step - pos.segment_start) * p.n_batch + (int64_t) pos.micro * p.n_ubatch },
+        { "data", { { "seed", p.seed }, { "cursor", (pos.step - pos.segment_start) * p.n_batch + (p.pack ? 0 : (int64_t) pos.micro * p.n_ubatch) },
                     { "n_train", d.n_train }, { "train_fingerprint", hex64(d.train_fp) },
                     { "n_eval", d.n_eval }, { "eval_fingerprint", hex64(d.eval_fp) } } },
         // Training draws no random numbers besides the data order, a pure function of
@@ -261,8 +261,10 @@ static std::string compare_params(const json & s, const CheckpointState & st) {
     std::string problems;
     const json now = params_json(st.params), & saved = s.at("train_params");
     for (auto it = now.begin(); it != now.end(); ++it) {
-        if (!saved.contains(it.key())) { problems += strfmt("\n  %s: missing in the checkpoint", it.key().c_str()); continue; }
-        const json & a = saved.at(it.key()), & b = it.value();
+        // checkpoints from before packing existed trained one sequence per row
+        const json a = saved.contains(it.key()) ? saved.at(it.key()) : it.key() == "pack" ? json(false) : json();
+        if (a.is_null()) { problems += strfmt("\n  %s: missing in the checkpoint", it.key().c_str()); continue; }
+        const json & b = it.value();
         const bool same = a.is_number() && b.is_number() ? (float) a.get<double>() == (float) b.get<double>() : a == b;
         if (!same) problems += strfmt("\n  %s: %s now, %s in the checkpoint", it.key().c_str(), b.dump().c_str(), a.dump().c_str());
     }

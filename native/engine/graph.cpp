@@ -14,12 +14,14 @@
 
 namespace hone {
 
-ForwardInputs make_forward_inputs(ggml_context * ctx, const Hparams & hp, int T, int B) {
+ForwardInputs make_forward_inputs(ggml_context * ctx, const Hparams & hp, int T, int B, bool packed) {
     ForwardInputs in;
     in.n_ctx = T;
+    in.packed = packed;
+    const int64_t R = packed ? B : 1; // mask planes: one per row when rows are packed
     in.tokens = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, (int64_t) T * B);
     in.pos = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, (int64_t) T * B * hp.n_pos_per_token());
-    in.kq_mask = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, T, T, hp.alibi_max_bias > 0.0f ? hp.n_head : 1);
+    in.kq_mask = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, T, T, hp.alibi_max_bias > 0.0f ? hp.n_head : 1, R);
     ggml_set_name(in.tokens, "inp_tokens");
     ggml_set_name(in.pos, "inp_pos");
     ggml_set_name(in.kq_mask, "kq_mask");
@@ -32,17 +34,17 @@ ForwardInputs make_forward_inputs(ggml_context * ctx, const Hparams & hp, int T,
         in.attn_temp_floor = hp.n_ctx_orig;
     }
     if (hp.n_swa > 0) {
-        in.kq_mask_swa = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, T, T);
+        in.kq_mask_swa = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, T, T, 1, R);
         ggml_set_name(in.kq_mask_swa, "kq_mask_swa");
         ggml_set_input(in.kq_mask_swa);
     }
     // the fused attention's masks (F16, as ggml_flash_attn_ext takes them); a graph whose
     // layers are all unfused leaves them unallocated, as every-layer-windowed models leave kq_mask
-    in.kq_mask_f16 = ggml_new_tensor_2d(ctx, GGML_TYPE_F16, T, T);
+    in.kq_mask_f16 = ggml_new_tensor_4d(ctx, GGML_TYPE_F16, T, T, 1, R);
     ggml_set_name(in.kq_mask_f16, "kq_mask_f16");
     ggml_set_input(in.kq_mask_f16);
     if (hp.n_swa > 0) {
-        in.kq_mask_swa_f16 = ggml_new_tensor_2d(ctx, GGML_TYPE_F16, T, T);
+        in.kq_mask_swa_f16 = ggml_new_tensor_4d(ctx, GGML_TYPE_F16, T, T, 1, R);
         ggml_set_name(in.kq_mask_swa_f16, "kq_mask_swa_f16");
         ggml_set_input(in.kq_mask_swa_f16);
     }
@@ -80,36 +82,44 @@ void set_positions(const ForwardInputs & in, const std::vector<int32_t> & pos) {
     ggml_backend_tensor_set(in.pos, all.data(), 0, all.size() * sizeof(int32_t));
 }
 
-void set_attention_masks(const ForwardInputs & in, const Hparams & hp, int T) {
-    const int heads = (int) in.kq_mask->ne[2];
+void set_attention_masks(const ForwardInputs & in, const Hparams & hp, int T, const std::vector<int32_t> * segments) {
+    const int heads = (int) in.kq_mask->ne[2], rows = (int) in.kq_mask->ne[3];
     // ggml_soft_max_ext's ALiBi slopes, computed as it computes them
     const uint32_t n_head_log2 = 1u << (uint32_t) std::floor(std::log2((float) heads));
     const float m0 = std::pow(2.0f, -hp.alibi_max_bias / n_head_log2);
     const float m1 = std::pow(2.0f, -(hp.alibi_max_bias / 2.0f) / n_head_log2);
-    std::vector<float> mask((size_t) T * T * heads);
-    for (int h = 0; h < heads; h++) {
-        const float slope = hp.alibi_max_bias <= 0.0f ? 0.0f : (uint32_t) h < n_head_log2 ? std::pow(m0, h + 1) : std::pow(m1, 2 * (h - n_head_log2) + 1);
-        float * plane = mask.data() + (size_t) h * T * T;
-        for (int q = 0; q < T; q++) {
-            for (int k = 0; k < T; k++) plane[(size_t) q * T + k] = k > q ? -INFINITY : slope * (float) (k - q);
+    const size_t TT = (size_t) T * T;
+    // key k is visible to query q of row b: earlier (or itself), and of the same sequence
+    auto visible = [&](int b, int q, int k) { return k <= q && (!segments || (*segments)[(size_t) b * T + q] == (*segments)[(size_t) b * T + k]); };
+    std::vector<float> mask(TT * heads * rows);
+    for (int b = 0; b < rows; b++) {
+        for (int h = 0; h < heads; h++) {
+            const float slope = hp.alibi_max_bias <= 0.0f ? 0.0f : (uint32_t) h < n_head_log2 ? std::pow(m0, h + 1) : std::pow(m1, 2 * (h - n_head_log2) + 1);
+            float * plane = mask.data() + ((size_t) b * heads + h) * TT;
+            for (int q = 0; q < T; q++) {
+                for (int k = 0; k < T; k++) plane[(size_t) q * T + k] = visible(b, q, k) ? slope * (float) (k - q) : -INFINITY;
+            }
         }
     }
-    std::vector<ggml_fp16_t> half((size_t) T * T);
-    // F32 and F16 forms of one [T, T] plane, each where the graph reads it
-    auto upload = [&](ggml_tensor * f32, ggml_tensor * f16, size_t n) {
-        if (f32 && f32->buffer) ggml_backend_tensor_set(f32, mask.data(), 0, n * sizeof(float));
+    std::vector<ggml_fp16_t> half(TT * rows);
+    // F32 and F16 forms, each where the graph reads it; the F16 form has plane 0 of each row
+    // (ALiBi layers stay unfused)
+    auto upload = [&](ggml_tensor * f32, ggml_tensor * f16, int planes) {
+        if (f32 && f32->buffer) ggml_backend_tensor_set(f32, mask.data(), 0, TT * planes * rows * sizeof(float));
         if (f16 && f16->buffer) {
-            ggml_fp32_to_fp16_row(mask.data(), half.data(), (int64_t) T * T); // ALiBi layers stay unfused: plane 0 only
+            for (int b = 0; b < rows; b++) ggml_fp32_to_fp16_row(mask.data() + (size_t) b * planes * TT, half.data() + (size_t) b * TT, (int64_t) TT);
             ggml_backend_tensor_set(f16, half.data(), 0, half.size() * sizeof(ggml_fp16_t));
         }
     };
-    upload(in.kq_mask, in.kq_mask_f16, mask.size()); // unused when every layer is windowed
+    upload(in.kq_mask, in.kq_mask_f16, heads); // unused when every layer is windowed
     if (in.kq_mask_swa) {
         // llama.cpp's standard window: query q sees keys q - n_swa + 1 .. q
-        for (int q = 0; q < T; q++) {
-            for (int k = 0; k < T; k++) mask[(size_t) q * T + k] = k > q || q - k >= hp.n_swa ? -INFINITY : 0.0f;
+        for (int b = 0; b < rows; b++) {
+            for (int q = 0; q < T; q++) {
+                for (int k = 0; k < T; k++) mask[(size_t) b * TT + (size_t) q * T + k] = visible(b, q, k) && q - k < hp.n_swa ? 0.0f : -INFINITY;
+            }
         }
-        upload(in.kq_mask_swa, in.kq_mask_swa_f16, (size_t) T * T);
+        upload(in.kq_mask_swa, in.kq_mask_swa_f16, 1);
     }
 }
 
@@ -325,7 +335,7 @@ static ggml_tensor * fused_attention(const LayerCtx & c, ggml_tensor * q, ggml_t
     ggml_flash_attn_ext_set_prec(kqv, GGML_PREC_F32);
     // both masks are causal: the backward may skip later keys; an exactly causal one it may
     // apply by position without reading it
-    const bool exact = attention_mask_exactly_causal(hp, il);
+    const bool exact = !c.in.packed && attention_mask_exactly_causal(hp, il);
     if (exact) ggml_flash_attn_ext_set_causal_exact(kqv);
     else ggml_flash_attn_ext_set_causal(kqv, true);
     ggml_backend_t backend = c.in.attention_backend ? c.in.attention_backend : c.m.backends.primary;
@@ -543,9 +553,9 @@ static ggml_tensor * scaled_loss(ggml_context * ctx, ggml_tensor * mean_ce, cons
 }
 
 TrainingLoss build_training_loss(ggml_context * ctx, const hone_model & m, const hone_adapter & ad, int T, int B,
-                                 ggml_backend_t attention_backend, int chunk_rows) {
+                                 ggml_backend_t attention_backend, int chunk_rows, bool packed) {
     TrainingLoss t;
-    t.in = make_forward_inputs(ctx, m.hp, T, B);
+    t.in = make_forward_inputs(ctx, m.hp, T, B, packed);
     t.in.attention_backend = attention_backend;
     t.li = make_loss_inputs(ctx, T * B);
     t.in.row_mask = t.li.loss_mask;

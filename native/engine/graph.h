@@ -23,10 +23,13 @@ struct ForwardInputs {
     int n_ctx = 0;
     ggml_tensor * tokens = nullptr;  // I32 [T*B]
     ggml_tensor * pos = nullptr;     // I32 [T*B * n_pos], 0..T-1 per sequence (M-RoPE: section-major)
-    ggml_tensor * kq_mask = nullptr; // F32 [T, T], 0 or -inf (causal); ALiBi: [T, T, n_head], the heads' biases
-    ggml_tensor * kq_mask_swa = nullptr; // F32 [T, T], for sliding-window layers (Hparams::n_swa > 0)
-    ggml_tensor * kq_mask_f16 = nullptr;     // F16 [T, T]: kq_mask (plane 0) for fused attention
-    ggml_tensor * kq_mask_swa_f16 = nullptr; // F16 [T, T]: kq_mask_swa for fused attention
+    ggml_tensor * kq_mask = nullptr; // F32 [T, T, 1, R], 0 or -inf (causal); ALiBi: [T, T, n_head, R], the heads' biases
+    ggml_tensor * kq_mask_swa = nullptr; // F32 [T, T, 1, R], for sliding-window layers (Hparams::n_swa > 0)
+    ggml_tensor * kq_mask_f16 = nullptr;     // F16 [T, T, 1, R]: kq_mask (plane 0) for fused attention
+    ggml_tensor * kq_mask_swa_f16 = nullptr; // F16 [T, T, 1, R]: kq_mask_swa for fused attention
+    // Packed rows (several sequences in one row, attention within each): the masks have one
+    // plane per row (R = B; else R = 1, the same for every row) and are not exactly causal.
+    bool packed = false;
     // The gradient check's finite-difference side: GELU built from TANH and products, because
     // ggml's CPU GELU reads an fp16 table, a step function at the scale of a finite difference.
     bool smooth_gelu = false;
@@ -59,7 +62,7 @@ ggml_tensor * gelu(ggml_context * ctx, ggml_tensor * g, bool smooth);
 
 // Inputs are created in ctx and flagged as graph inputs. B = sequences, T = tokens each;
 // hp.n_pos_per_token() positions per token.
-ForwardInputs make_forward_inputs(ggml_context * ctx, const Hparams & hp, int T, int B);
+ForwardInputs make_forward_inputs(ggml_context * ctx, const Hparams & hp, int T, int B, bool packed = false);
 
 // Whether layer il's fused-attention mask is exactly causal (0 up to the query, -inf past it),
 // the promise its FLASH_ATTN_EXT node carries (ggml_flash_attn_ext_set_causal_exact, patch
@@ -117,14 +120,18 @@ struct TrainingLoss {
 // `attention_backend`: see ForwardInputs (tests schedule a stand-in GPU first).
 // `chunk_rows` > 0 and below T*B: the head and the loss in chunks of that many rows (the same
 // loss up to rounding).
+// `packed`: the rows may hold several sequences each (ForwardInputs::packed).
 TrainingLoss build_training_loss(ggml_context * ctx, const hone_model & m, const hone_adapter & ad, int T, int B,
-                                 ggml_backend_t attention_backend = nullptr, int chunk_rows = 0);
+                                 ggml_backend_t attention_backend = nullptr, int chunk_rows = 0, bool packed = false);
 
 // Uploads the causal masks for T tokens. With ALiBi each head's plane holds its bias,
 // slope * -(distance), with ggml's slopes: ggml has no backward for SOFT_MAX's own ALiBi, so
-// the graph adds the same bias through the mask instead. The same for every micro-batch of a
-// graph's allocation (the masks are outputs: no node reuses their memory).
-void set_attention_masks(const ForwardInputs & in, const Hparams & hp, int T);
+// the graph adds the same bias through the mask instead. Unpacked, the same for every
+// micro-batch of a graph's allocation (the masks are outputs: no node reuses their memory).
+// Packed (in.packed), `segments` gives every position of every row (T * B, row-major) the
+// sequence it belongs to: a query sees only earlier keys of its own sequence (block-diagonal
+// causal); null: each row one sequence.
+void set_attention_masks(const ForwardInputs & in, const Hparams & hp, int T, const std::vector<int32_t> * segments = nullptr);
 // set_attention_masks and the delta-net layers' chunk triangles.
 void set_causal_mask(const ForwardInputs & in, const Hparams & hp, int T);
 

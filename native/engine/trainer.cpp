@@ -83,7 +83,7 @@ static void build_graphs(hone_trainer & tr) {
     HONE_CHECK_ARG(tr.test_refuse_ops.empty() || tr.test_metal_rules.empty(), "refusing ops and Metal's rules are two test backends: choose one");
     if (!tr.test_refuse_ops.empty()) tr.test_backend = refusing_backend_init(tr.test_refuse_ops, m.n_threads);
     if (!tr.test_metal_rules.empty()) tr.test_backend = metal_rules_backend_init(tr.test_metal_rules, m.n_threads);
-    const TrainingLoss tl = build_training_loss(ctx, m, ad, tr.T, tr.B, tr.test_backend, chunk_rows);
+    const TrainingLoss tl = build_training_loss(ctx, m, ad, tr.T, tr.B, tr.test_backend, chunk_rows, tr.packed);
     tr.in = tl.in;
     tr.li = tl.li;
     tr.loss = tl.loss;
@@ -204,37 +204,83 @@ static void use_graph(hone_trainer & tr, ggml_cgraph * g) {
     tr.sched_graph = g;
 }
 
-// Uploads one micro-batch (a null entry is an empty sequence: padding, no loss) and the
-// scale that turns its mean-over-rows cross-entropy into its share of the step's loss.
-static void upload_micro_batch(hone_trainer & tr, const std::vector<const PreparedSeq *> & seqs, float loss_scale) {
+// A micro-batch: B rows, each the sequences it holds in order (none: a row of padding).
+using Rows = std::vector<std::vector<const PreparedSeq *>>;
+
+// Uploads one micro-batch and the scale that turns its mean-over-rows cross-entropy into its
+// share of the step's loss. A row's sequences follow one another, each from position 0; the
+// padding after the last continues it (no real token attends to it, and it carries no loss).
+// Returns the real input tokens uploaded.
+static int64_t upload_micro_batch(hone_trainer & tr, const Rows & rows, float loss_scale) {
     const int T = tr.T, B = tr.B;
-    std::vector<int32_t> tokens(T * B), pos(T * B), targets(T * B);
+    std::vector<int32_t> tokens(T * B), pos(T * B), targets(T * B, -1), segments(T * B);
     std::vector<float> mask(T * B, 0.0f);
     const int32_t pad = std::max(0, hone_model_token_eos(tr.model));
+    int64_t real = 0;
     for (int b = 0; b < B; b++) {
-        const PreparedSeq * s = seqs[b];
-        for (int t = 0; t < T; t++) {
-            const int r = b * T + t;
-            const bool loss = s && s->mask[t];
-            tokens[r] = s ? s->input[t] : pad;
-            pos[r] = t;
-            mask[r] = loss ? 1.0f : 0.0f;
-            targets[r] = loss ? s->target[t] : -1;
+        int t = 0, seg = 0, start = 0;
+        for (const PreparedSeq * s : rows[b]) {
+            start = t;
+            for (int i = 0; i < s->n_real; i++, t++) {
+                const int r = b * T + t;
+                tokens[r] = s->input[i];
+                pos[r] = i;
+                segments[r] = seg;
+                if (s->mask[i]) {
+                    mask[r] = 1.0f;
+                    targets[r] = s->target[i];
+                }
+            }
+            real += s->n_real;
+            seg++;
+        }
+        for (seg = std::max(0, seg - 1); t < T; t++) {
+            tokens[b * T + t] = pad;
+            pos[b * T + t] = t - start;
+            segments[b * T + t] = seg;
         }
     }
     ggml_backend_tensor_set(tr.in.tokens, tokens.data(), 0, tokens.size() * sizeof(int32_t));
     set_positions(tr.in, pos);
-    // the masks once per allocation of the graph: at 16384 tokens building and converting them
-    // on the host took a few hundred milliseconds a step
-    if (tr.masks_set_for != tr.sched_graph) {
-        set_attention_masks(tr.in, tr.model->hp, T);
+    // unpacked, the masks once per allocation of the graph (at 16384 tokens building and
+    // converting them on the host took a few hundred milliseconds a step); packed, whenever the
+    // rows' layout changes
+    if (tr.masks_set_for != tr.sched_graph || (tr.packed && segments != tr.masks_segments)) {
+        set_attention_masks(tr.in, tr.model->hp, T, tr.packed ? &segments : nullptr);
         tr.masks_set_for = tr.sched_graph;
+        if (tr.packed) tr.masks_segments = std::move(segments);
     }
     set_delta_net_inputs(tr.in.dn);
     ggml_backend_tensor_set(tr.li.targets, targets.data(), 0, targets.size() * sizeof(int32_t));
     ggml_backend_tensor_set(tr.li.loss_mask, mask.data(), 0, mask.size() * sizeof(float));
     ggml_backend_tensor_set(tr.li.loss_scale, &loss_scale, 0, sizeof(float));
+    return real;
 }
+
+// The rows a list of sequences takes: one sequence a row, or packed (first-fit decreasing).
+static Rows arrange_rows(const hone_trainer & tr, const std::vector<const PreparedSeq *> & seqs) {
+    Rows rows;
+    if (!tr.packed) {
+        for (const PreparedSeq * s : seqs) rows.push_back({ s });
+        return rows;
+    }
+    std::vector<int32_t> lengths;
+    for (const PreparedSeq * s : seqs) lengths.push_back(s->n_real);
+    for (const auto & r : pack_rows(lengths, tr.T)) {
+        rows.emplace_back();
+        for (int32_t i : r) rows.back().push_back(seqs[i]);
+    }
+    return rows;
+}
+
+// Micro-batch mb of B rows (the last one filled up with rows of padding).
+static Rows micro_batch(const Rows & rows, int mb, int B) {
+    Rows out(B);
+    for (int b = 0; b < B && (size_t) mb * B + b < rows.size(); b++) out[b] = rows[(size_t) mb * B + b];
+    return out;
+}
+
+static int micro_batches(const Rows & rows, int B) { return (int) ((rows.size() + B - 1) / B); }
 
 static float compute_loss(hone_trainer & tr, ggml_cgraph * g, const char * what, int64_t step) {
     if (ggml_backend_sched_graph_compute(tr.sched, g) != GGML_STATUS_SUCCESS) {
@@ -257,11 +303,12 @@ static hone_eval_event evaluate(hone_trainer & tr, const std::vector<PreparedSeq
     if (n_loss == 0) return ev;
     use_graph(tr, tr.gf);
     const float scale = loss_scale(tr.T, tr.B, n_loss);
+    std::vector<const PreparedSeq *> all;
+    for (const PreparedSeq & s : eval) all.push_back(&s);
+    const Rows rows = arrange_rows(tr, all);
     double sum = 0.0;
-    for (size_t i = 0; i < eval.size(); i += tr.B) {
-        std::vector<const PreparedSeq *> mb(tr.B, nullptr);
-        for (int b = 0; b < tr.B && i + b < eval.size(); b++) mb[b] = &eval[i + b];
-        upload_micro_batch(tr, mb, scale);
+    for (int mb = 0; mb < micro_batches(rows, tr.B); mb++) {
+        upload_micro_batch(tr, micro_batch(rows, mb, tr.B), scale);
         sum += compute_loss(tr, tr.gf, "evaluation", tr.pos.step);
     }
     use_graph(tr, tr.gb);
@@ -306,23 +353,25 @@ struct RunClock {
     double elapsed() const { return elapsed0 + std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
 };
 
-// One step's sequences, their loss tokens and the scale that makes the micro-batches' summed
-// loss the mean over those tokens.
+// One step's sequences in their rows, their loss tokens and the scale that makes the
+// micro-batches' summed loss the mean over those tokens.
 struct StepBatch {
-    std::vector<const PreparedSeq *> seqs;
+    Rows rows;
     int64_t loss_tokens = 0;
     float scale = 0.0f;
-    std::vector<const PreparedSeq *> micro(int mb, int B) const { return { seqs.begin() + mb * B, seqs.begin() + (mb + 1) * B }; }
+    int n_micro = 0;
 };
 
 static StepBatch take_batch(const hone_trainer & tr, const std::vector<PreparedSeq> & data, DataOrder & order, int64_t seg_step) {
     const int n = tr.p.n_batch;
     StepBatch b;
-    b.seqs.resize(n);
+    std::vector<const PreparedSeq *> seqs(n);
     for (int i = 0; i < n; i++) {
-        b.seqs[i] = &data[order.at(seg_step * n + i)];
-        b.loss_tokens += b.seqs[i]->n_loss;
+        seqs[i] = &data[order.at(seg_step * n + i)];
+        b.loss_tokens += seqs[i]->n_loss;
     }
+    b.rows = arrange_rows(tr, seqs);
+    b.n_micro = micro_batches(b.rows, tr.B);
     b.scale = loss_scale(tr.T, tr.B, b.loss_tokens);
     return b;
 }
@@ -343,10 +392,10 @@ static StepStart begin_step(hone_trainer & tr, int64_t step) {
 }
 
 // Forward and backward over micro-batch mb: its loss and gradients add to the step's.
-static void forward_backward(hone_trainer & tr, const std::vector<const PreparedSeq *> & seqs, float scale, int64_t step, int mb) {
-    upload_micro_batch(tr, seqs, scale);
+static void forward_backward(hone_trainer & tr, const StepBatch & batch, int64_t step, int mb) {
+    const int64_t real = upload_micro_batch(tr, micro_batch(batch.rows, mb, tr.B), batch.scale);
     tr.pos.loss_sum += compute_loss(tr, tr.gb, "training", step + 1);
-    for (const PreparedSeq * p : seqs) tr.pos.tokens += p ? p->n_real : 0;
+    tr.pos.tokens += real;
     tr.pos.positions += (int64_t) tr.T * tr.B;
     tr.pos.micro = mb + 1;
     sample_memory(tr.memory);
@@ -457,6 +506,8 @@ static std::unique_ptr<hone_trainer> plan_trainer(hone_model * model, hone_adapt
     tr->T = p.n_ctx;
     tr->B = p.n_ubatch;
     tr->selective = selective;
+    // a delta-net layer carries its state from one position to the next: packed sequences would share it
+    tr->packed = p.pack && std::none_of(model->hp.recurrent_l.begin(), model->hp.recurrent_l.end(), [](char r) { return r != 0; });
     if (p.profile) tr->profile = std::make_unique<OpProfile>();
     // Plan before the compute buffer exists: free memory is read before anything is allocated.
     tr->memory = start_memory_plan(model->backends, p.memory_limit);
@@ -494,6 +545,7 @@ hone_train_params hone_train_default_params(void) {
     p.profile = false;
     p.memory_limit = 0;
     p.recompute = false;
+    p.pack = true;
     return p;
 }
 
@@ -574,6 +626,8 @@ hone_status hone_trainer_save_checkpoint(hone_trainer * tr, char * path, size_t 
 
 int32_t hone_trainer_step(const hone_trainer * tr) { return tr ? (int32_t) tr->pos.step : 0; }
 
+bool hone_trainer_packs(const hone_trainer * tr) { return tr && tr->packed; }
+
 hone_status hone_trainer_train(hone_trainer * tr, const hone_sequence * seqs, int32_t n_seqs, const hone_sequence * eval_seqs,
                                int32_t n_eval, const hone_train_callbacks * cbs, hone_error * err) {
     return guard(err, [&] {
@@ -587,7 +641,7 @@ hone_status hone_trainer_train(hone_trainer * tr, const hone_sequence * seqs, in
         for (auto & s : data) total_loss_tokens += s.n_loss;
         if (data.empty() || total_loss_tokens == 0) fail(HONE_E_INVALID_ARG, "the dataset is empty: no token carries loss");
 
-        const int n_micro = p.n_batch / p.n_ubatch;
+        int n_micro = 0; // the micro-batches of the step in progress (packed rows: fewer than n_batch / n_ubatch)
         // A continued run (hone_trainer_continue) trains a new segment: its own schedule and
         // data order over its own steps, counted on from the steps before it.
         const int64_t seg0 = tr->pos.segment_start, n_seg = planned_steps(p, n_seqs), n_steps = seg0 + n_seg;
@@ -636,9 +690,10 @@ hone_status hone_trainer_train(hone_trainer * tr, const hone_sequence * seqs, in
         while (tr->pos.step < n_steps) {
             const int64_t step = tr->pos.step;
             const StepBatch batch = take_batch(*tr, data, order, step - seg0);
+            n_micro = batch.n_micro;
             const StepStart start = begin_step(*tr, step);
             for (int mb = start.first_micro; mb < n_micro; mb++) {
-                forward_backward(*tr, batch.micro(mb, tr->B), batch.scale, step, mb);
+                forward_backward(*tr, batch, step, mb);
                 const int32_t ctl = poll();
                 if (ctl != HONE_TRAIN_CONTINUE) stopping = true;
                 if (ctl == HONE_TRAIN_PAUSE && mb + 1 < n_micro) stop("paused");

@@ -56,6 +56,8 @@ struct hone_trainer {
     ggml_cgraph * gb = nullptr;     // forward + backward
     const ggml_cgraph * sched_graph = nullptr; // the graph the scheduler is allocated for
     const ggml_cgraph * masks_set_for = nullptr; // the allocation whose attention masks are uploaded
+    bool packed = false;                         // rows hold several sequences (p.pack, where the architecture allows)
+    std::vector<int32_t> masks_segments;         // packed: the row layout the uploaded masks are for
     hone::ForwardInputs in;
     hone::LossInputs li;
     ggml_tensor * loss = nullptr;

@@ -126,12 +126,18 @@ typedef struct {
 // NULL) and returns the number of windows (0 for fewer than 2 tokens).
 int32_t hone_text_windows(int32_t n_tokens, int32_t n_ctx, int32_t * starts, int32_t n_max);
 
+// Whether packing (hone_train_params.pack) would put two of these sequences in one row of n_ctx
+// positions: the two shortest fit together. Where it would not (every sequence fills most of a
+// row, as text windows do), callers leave pack off and keep the exactly causal attention.
+// `lengths`: each sequence's tokens (an input row holds min(n, n_ctx) of them).
+bool hone_packing_helps(const int32_t * lengths, int32_t n, int32_t n_ctx);
+
 // ---- training ---------------------------------------------------------------------------
 //
 // Loss: the loss of an optimizer step is the sum of per-token cross-entropy (natural log)
 // over the loss-carrying tokens of all its micro-batches, divided by the number of those
 // tokens. Padding carries no loss and is never attended to (sequences are right-padded and
-// attention is causal). Sequences longer than n_ctx + 1 tokens keep their first n_ctx + 1
+// attention is causal; packed, attention stays within each sequence of a row). Sequences longer than n_ctx + 1 tokens keep their first n_ctx + 1
 // (inputs tokens[0..n_ctx), targets tokens[1..n_ctx]); the rest is dropped.
 // Gradients of the micro-batches of a step are summed in F32 accumulators and zeroed after
 // every optimizer step, so accumulation gives the update of one batch holding them all.
@@ -180,6 +186,11 @@ typedef struct {
     bool recompute;         // activation recomputation (gradient checkpointing): only each layer's output lives
                             // until the backward pass, which recomputes the rest a layer at a time; less memory,
                             // about one more forward pass of time. Same gradients.
+    bool pack;              // (default true) packing: a step's sequences share rows of n_ctx positions (first-fit decreasing;
+                            // attention never crosses from one to the next, positions restart at each), so a
+                            // step processes fewer padding positions. Same loss and gradients as unpacked, up to
+                            // the order of sums. Off for architectures that carry state along the sequence
+                            // (delta-net layers): hone_trainer_packs says which it is.
 } hone_train_params;
 
 hone_train_params hone_train_default_params(void);
@@ -265,6 +276,9 @@ hone_status hone_trainer_train(hone_trainer * trainer, const hone_sequence * tra
 hone_status hone_trainer_save_checkpoint(hone_trainer * trainer, char * path, size_t path_size, hone_error * err);
 // Optimizer steps done (after a resume: the checkpoint's).
 int32_t     hone_trainer_step(const hone_trainer * trainer);
+// Whether the trainer packs sequences into rows: params.pack, unless the architecture carries
+// state along the sequence (then the trainer keeps one sequence per row).
+bool        hone_trainer_packs(const hone_trainer * trainer);
 void        hone_trainer_free(hone_trainer * trainer);
 
 // ---- op report --------------------------------------------------------------------------

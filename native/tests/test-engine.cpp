@@ -206,6 +206,40 @@ void data_order_cases() {
     });
 }
 
+// ---- packing ----------------------------------------------------------------------------------
+
+void packing_cases() {
+    run_case("packing: every sequence lands in exactly one row, no row holds more than T positions", [] {
+        std::vector<int32_t> lengths;
+        uint64_t s = 5;
+        for (int i = 0; i < 200; i++) lengths.push_back(1 + (int32_t) (splitmix64(s) % 300));
+        lengths.push_back(512); // a full row (the engine truncates to T before packing)
+        const auto rows = pack_rows(lengths, 512);
+        std::vector<int> seen(lengths.size(), 0);
+        int64_t total = 0;
+        for (const auto & r : rows) {
+            int64_t used = 0;
+            for (int32_t i : r) { seen[i]++; used += lengths[i]; }
+            CHECK(used <= 512, "a row holds %lld positions", (long long) used);
+            total += used;
+        }
+        for (size_t i = 0; i < seen.size(); i++) CHECK(seen[i] == 1, "sequence %zu placed %d times", i, seen[i]);
+        // first-fit decreasing: within 11/9 of the bound sum/T (+1)
+        const int64_t bound = (total + 511) / 512;
+        CHECK((int64_t) rows.size() <= bound * 11 / 9 + 1, "%zu rows for a lower bound of %lld", rows.size(), (long long) bound);
+    });
+    run_case("packing: longest first, ties in order, each into the first row with room; the same input, the same rows", [] {
+        const auto rows = pack_rows({ 3, 8, 5, 2, 5, 1 }, 10);
+        // 8 -> row 0 (room 2); 5 -> row 1 (room 5); 5 -> row 1 (room 0); 3 -> row 2 (room 7); 2 -> row 0; 1 -> row 2
+        const std::vector<std::vector<int32_t>> want = { { 1, 3 }, { 2, 4 }, { 0, 5 } };
+        CHECK(rows == want, "rows differ from first-fit decreasing's (%zu rows)", rows.size());
+        CHECK(pack_rows({ 3, 8, 5, 2, 5, 1 }, 10) == rows, "not deterministic");
+        const auto full = pack_rows({ 4, 4, 4 }, 4);
+        CHECK(full.size() == 3, "three full rows, got %zu", full.size());
+        CHECK(pack_rows({}, 8).empty(), "no sequences, no rows");
+    });
+}
+
 // ---- sequence preparation, windows, loss arithmetic ----------------------------------------
 
 hone_sequence seq_of(const std::vector<int32_t> & t, const std::vector<uint8_t> * mask = nullptr) {
@@ -574,6 +608,7 @@ void checkpoint_cases(const fs::path & root) {
     p.lr_schedule = HONE_LR_LINEAR;
     p.warmup_steps = 1;
     p.seed = 1234;
+    p.pack = false; // unpacked, a micro-batch is a fixed number of sequences: the cursor counts them
     RunPosition pos;
     pos.step = 17;
     pos.micro = 1;
@@ -609,6 +644,10 @@ void checkpoint_cases(const fs::path & root) {
         // 7 steps into the segment and one micro-batch of 2: 7 * 4 + 2 sequences drawn
         CHECK(state.at("data").at("cursor") == 30, "cursor %s", state.at("data").at("cursor").dump().c_str());
         CHECK(state.at("rng").at("epoch") == 28 / 9, "epoch %s", state.at("rng").at("epoch").dump().c_str());
+        // packed, a micro-batch holds however many sequences fit: the cursor counts the steps' only
+        hone_train_params packed = p;
+        packed.pack = true;
+        CHECK(encode_state(packed, pos, 15, d, json{}, json{}, json{}).at("data").at("cursor") == 28, "packed cursor");
         const float next = state.at("schedule").at("next_lr").get<float>();
         CHECK(next == segment_lr(p, 17, 10, 30) && next > 0.0f, "next_lr %g, %g", next, segment_lr(p, 17, 10, 30));
         CHECK(state.at("schedule").at("type") == "linear" && state.at("train_params").at("lr_schedule") == "linear", "schedule name");
@@ -885,6 +924,7 @@ int main() {
     metal_cases();
     schedule_cases();
     data_order_cases();
+    packing_cases();
     sequence_cases();
     hparams_cases();
     selective_recompute_cases();

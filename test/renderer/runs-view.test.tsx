@@ -7,7 +7,7 @@ import { runDetail, runSummary, stepRecords } from './data.ts';
 import { testEnv } from './fake-service.ts';
 import { renderWith } from './render.tsx';
 
-const a = runSummary({ id: 'run-a', title: 'run A', status: 'finished', step: 20, nSteps: 20, adapter: '/data/runs/run-a/adapter.gguf', lastLoss: 1.25 });
+const a = runSummary({ id: 'run-a', title: 'run A', status: 'finished', step: 20, nSteps: 20, adapter: '/data/runs/run-a/adapter.gguf', lastLoss: 1.25, tokensPerS: 1234.4, rowFill: 0.47 });
 const b = runSummary({ id: 'run-b', title: 'run B', status: 'stopped', step: 7, nSteps: 100, resumableStep: 7 });
 
 function withRuns() {
@@ -45,7 +45,8 @@ describe('RunsView', () => {
     await loadRuns(env);
     renderWith(env, <RunsView />);
     const table = screen.getByRole('table', { name: 'Runs' });
-    expect(within(table).getByRole('row', { name: /run A run-a finished 20 \/ 20 1\.2500/ })).toBeTruthy();
+    expect(within(table).getByRole('row', { name: /run A run-a finished 20 \/ 20 1\.2500 – 1,234/ })).toBeTruthy();
+    expect(within(table).getByTitle('rows 47% full (padding is not counted)').textContent).toBe('1,234');
     await act(async () => fireEvent.click(screen.getByRole('checkbox', { name: 'Compare run A' })));
     await act(async () => fireEvent.click(screen.getByRole('checkbox', { name: 'Compare run B' })));
     expect(screen.getByTestId('overlay-chart')).toBeTruthy();
@@ -62,6 +63,7 @@ describe('RunsView', () => {
     await act(async () => fireEvent.click(screen.getByRole('button', { name: 'run A' })));
     expect(screen.getByTestId('run-adapter').textContent).toContain('/data/runs/run-a/adapter.gguf');
     expect(screen.getByTestId('run-detail').textContent).toContain('/data/runs/run-a');
+    expect(screen.getByTestId('run-speed').textContent).toBe('1,234 real tokens/s · rows 47% full');
     expect(screen.getByRole('region', { name: 'Try it' })).toBeTruthy();
     fireEvent.click(screen.getByRole('button', { name: 'Delete run…' }));
     expect(env.fake.callsOf('runs.delete')).toEqual([]);

@@ -42,12 +42,24 @@ describe('TrainView', () => {
     expect(stat('Train loss')).toBe((4 / Math.sqrt(40)).toFixed(4));
     expect(stat('Elapsed')).toBe('0:20');
     expect(stat('ETA')).toBe('0:30');
+    expect(screen.getByTestId('stat-tps').textContent).toBe('1,000');
+    expect(screen.getByTestId('stat-row-fill').textContent).toBe('rows 50% full');
     expect(screen.getByRole('progressbar', { name: 'Training progress' }).getAttribute('aria-valuenow')).toBe('40');
     const chart = screen.getByTestId('loss-chart');
     expect(Number(chart.getAttribute('data-points'))).toBe(80); // raw + smoothed, 40 each
     fireEvent.click(screen.getByRole('checkbox', { name: 'Raw loss' }));
     expect(Number(screen.getByTestId('loss-chart').getAttribute('data-points'))).toBe(40);
     expect(screen.getByTestId('run-status').textContent).toBe('running');
+  });
+
+  it('claims no row fill for steps logged before the engine reported one', () => {
+    const old = stepRecords(1, 3).map((r) => {
+      const { positions: _p, rowFill: _f, ...rest } = r.event as Extract<typeof r.event, { type: 'step' }>;
+      return { ...r, event: rest as typeof r.event };
+    });
+    renderWith(following(runSummary({ nSteps: 100, step: 3 }), old), <TrainView />);
+    expect(screen.getByTestId('stat-tps').textContent).toBe('1,000');
+    expect(screen.queryByTestId('stat-row-fill')).toBeNull();
   });
 
   it('pauses and stops through the service', async () => {

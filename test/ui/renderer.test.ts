@@ -158,6 +158,10 @@ test('a person trains a LoRA in the browser: model, dataset, plan, run, ops, his
   await page.waitForFunction(() => Number(document.querySelector('[data-testid=loss-chart]')?.getAttribute('data-points') ?? 0) >= 10, undefined, { timeout: 60_000 });
   mkdirSync(SHOTS, { recursive: true });
   await page.screenshot({ path: join(SHOTS, 'train-running-light.png') });
+  // speed in real tokens, and how full the rows were: chat examples leave padding in their rows
+  const fill = (await page.getByTestId('stat-row-fill').innerText()).match(/^rows (\d+)% full$/);
+  assert.ok(fill && Number(fill[1]) > 0 && Number(fill[1]) <= 100, `row fill: ${fill}`);
+  assert.ok(Number((await page.getByTestId('stat-tps').innerText()).replace(/\D/g, '')) > 0);
   const curve = await page.locator('[data-testid=loss-chart] .recharts-line-curve').first().getAttribute('d');
   assert.ok(curve && (curve.match(/L/g) ?? []).length >= 4, `the loss line has too few segments: ${curve}`);
   assert.equal(await page.getByTestId('run-status').innerText(), 'running');
@@ -233,6 +237,7 @@ test('a person trains a LoRA in the browser: model, dataset, plan, run, ops, his
   assert.match(await diff.innerText(), /steps\s+(4000\s+12|12\s+4000)/);
   await runs.getByRole('row', { name: /finished/ }).getByRole('button').click();
   assert.equal((await page.getByTestId('run-adapter').locator('.path-text').innerText()).trim(), adapter);
+  assert.match(await page.getByTestId('run-speed').innerText(), /^[\d,]+ real tokens\/s · rows \d+% full$/);
 
   // ---- export it for transformers (PEFT) from the run, and find the files on disk ---------------
   await page.getByRole('radio', { name: /^PEFT/ }).click();

@@ -87,6 +87,12 @@ describe('status after a restart', () => {
     assert.equal(next.error?.code, 'host_exited');
     assert.match(next.error!.message, /the service ended while the run was running/);
     assert.deepEqual([next.step, next.lastLoss, next.lastEvalLoss, next.updatedAt], [7, 2.75, 2.9, later.toISOString()]);
+    // the run's speed counts real tokens only: 224 real of 448 positions in 7 s
+    assert.deepEqual([next.tokensPerS, next.rowFill], [32, 0.5]);
+    // events logged before real-token counts (no positions) claim no speed
+    const { positions: _p, rowFill: _f, ...old } = step(7, 2.75);
+    const fromOld = afterRestart(st, false, [{ seq: 1, at: at.toISOString(), segment: 0, event: old as RunEventRecord['event'] }], later)!;
+    assert.deepEqual([fromOld.tokensPerS, fromOld.rowFill], [null, null]);
     assert.equal(afterRestart(st, true, records, later), null, 'a run this service runs stays as it is');
     for (const s of ['finished', 'stopped', 'paused', 'failed', 'interrupted'] as const) assert.equal(afterRestart({ ...st, status: s }, false, records, later), null, s);
     assert.equal(afterRestart({ ...st, status: 'pausing' }, false, [], later)!.status, 'interrupted');

@@ -27,7 +27,7 @@ export const AXOLOTL_CONFIG = 'axolotl.yaml';
 /** The settings the export reads; a hone-train config.json may lack some (the engine's defaults fill them). */
 export type RecipeConfig = Pick<TrainConfig,
   'data' | 'evalData' | 'evalSplit' | 'seed' | 'loss' | 'ignoreWeights' | 'truncate' | 'ctx' | 'batch' | 'ubatch' | 'lr' | 'schedule' |
-  'warmup' | 'lrMin' | 'weightDecay' | 'maxGradNorm' | 'steps' | 'epochs' | 'evalEvery' | 'chatTemplate'> & { beta1?: number; beta2?: number; eps?: number; recompute?: boolean };
+  'warmup' | 'lrMin' | 'weightDecay' | 'maxGradNorm' | 'steps' | 'epochs' | 'evalEvery' | 'chatTemplate'> & { beta1?: number; beta2?: number; eps?: number; recompute?: boolean; pack?: boolean };
 
 /** The messages with every `weight` set as Hone's mask has it: 1 for a message that carries loss. */
 export function weighted(messages: ChatMessage[], loss: TrainConfig['loss'], ignoreWeights: boolean): ChatMessage[] {
@@ -256,7 +256,8 @@ export function axolotlYaml(x: AxolotlInputs): { text: string; notes: string[] }
   L.push(
     `sequence_len: ${c.ctx + 1}  # Hone's ctx ${c.ctx}: each sequence is ctx + 1 tokens (ctx predictions)`,
     `excess_length_strategy: ${c.truncate === 'drop' ? 'drop' : 'truncate'}${c.truncate === 'left' ? "  # Hone kept the last tokens (truncate left); Axolotl keeps the first" : ''}`,
-    'sample_packing: false  # Hone trains one example per sequence',
+    // runs from before packing existed have no `pack`: one example per row
+    c.pack ? 'sample_packing: true  # Hone packed examples into shared rows, attention within each' : 'sample_packing: false  # Hone trained one example per row',
     `micro_batch_size: ${ubatch}`,
     `gradient_accumulation_steps: ${Math.max(1, Math.round(c.batch / ubatch))}`,
     'optimizer: adamw_torch',
