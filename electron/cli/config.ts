@@ -26,6 +26,7 @@ export const isOption = isOptionKey;
 export function coerce(key: keyof TrainConfig, value: unknown, where: string): unknown {
   const kind = OPTION_KINDS[key];
   const bad = (what: string) => new HoneError('bad_config', `${where}: '${key}' ${what} (got ${JSON.stringify(value)})`);
+  if (key === 'ctx' && value === 'auto') return 0; // proposed from the data's lengths
   if (kind === 'paths') {
     const arr = Array.isArray(value) ? value : [value];
     if (!arr.every((v) => typeof v === 'string' && v.length > 0)) throw bad('must be a path or a list of paths');

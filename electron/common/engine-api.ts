@@ -29,6 +29,7 @@ export interface TrainConfig {
   /** Optimizer steps; 0: use epochs. */
   steps: number;
   epochs: number;
+  /** Tokens a row holds; 0: proposed from the data (`suggestedCtx` of its token statistics). */
   ctx: number;
   batch: number;
   ubatch: number;
@@ -90,6 +91,12 @@ export interface TokenStats {
   affected: Array<{ file: string; line: number; outcome: 'truncated' | 'dropped'; tokens: number; lossTokens: number; lostLossTokens: number }>;
   /** Examples the template could not render, with where they came from. */
   failed: Array<{ file: string; line: number; code: string; message: string }>;
+  /**
+   * The context proposed for the chat examples (null: none, e.g. only text): the smallest
+   * multiple of 64 holding 99% of them whole, at most the model's training context; `covers`:
+   * the share of chat examples it holds whole.
+   */
+  suggestedCtx: { ctx: number; covers: number } | null;
   /** Length histogram of rendered examples (before truncation), power-of-two bins. */
   histogram: Array<{ from: number; to: number; count: number }>;
   lengths: { min: number; median: number; max: number; mean: number };

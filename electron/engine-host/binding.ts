@@ -172,6 +172,8 @@ export interface HoneAddon {
   textWindows(nTokens: number, ctx: number): Int32Array;
   /** hone_packing_helps: whether packing would put two of these sequences (token counts) in one row. */
   packingHelps(lengths: Int32Array, ctx: number): boolean;
+  /** hone_suggest_context: the context holding 99% of sequences of these token counts whole, a multiple of 64, at most `cap`. */
+  suggestContext(lengths: Int32Array, cap: number): number;
   napiVersion: number;
 }
 

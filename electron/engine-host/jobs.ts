@@ -7,9 +7,10 @@ import { join } from 'node:path';
 import type { EngineEvent, InspectResult, Requests, TrainConfig, TrainResult } from '../common/engine-api.ts';
 import { HoneError, toPlain } from '../common/errors.ts';
 import { checkpointsDir } from '../services/runs/checkpoints.ts';
-import type { HoneAddon, NativeEvent, NativeTrainer } from './binding.ts';
+import type { HoneAddon, NativeEvent, NativeModel, NativeTrainer } from './binding.ts';
 import { createRenderer, renderDataset, scanOrFail } from './render-dataset.ts';
 import { runJson } from './run-json.ts';
+import { readCapabilities } from './capabilities.ts';
 import { adapterParams, trainerParams } from './trainer-params.ts';
 
 export type Emit = (e: EngineEvent) => void;
@@ -58,7 +59,7 @@ export async function inspectJob(addon: HoneAddon, p: Requests['inspect']['paylo
     const renderer = createRenderer(model, cfg);
     try {
       emit({ type: 'phase', phase: 'render', message: 'rendering examples through the chat template' });
-      const r = await renderDataset(model, renderer, ds.report, ds.train, ds.eval, cfg.ctx, cfg.truncate, addon.textWindows);
+      const r = await renderDataset(model, renderer, ds.report, ds.train, ds.eval, cfg.ctx ?? 0, cfg.truncate, addon.textWindows, proposer(addon, model), defaultCtx(addon));
       return { report: ds.report, template: r.template, tokens: r.stats, preview: r.preview };
     } finally {
       renderer.dispose();
@@ -68,8 +69,18 @@ export async function inspectJob(addon: HoneAddon, p: Requests['inspect']['paylo
   }
 }
 
+/** The engine's context proposal for rendered sequences, capped at the model's training context. */
+function proposer(addon: HoneAddon, model: NativeModel) {
+  return (lengths: Int32Array) => addon.suggestContext(lengths, model.info().nCtxTrain);
+}
+
+/** The engine's default context: where auto has nothing to go on (text alone). */
+function defaultCtx(addon: HoneAddon): number {
+  return readCapabilities(addon).defaults.ctx;
+}
+
 export async function trainJob(addon: HoneAddon, p: Requests['train']['payload'], emit: Emit, control: RunControl): Promise<TrainResult> {
-  const cfg = p.config;
+  let cfg = p.config;
   if (!p.resume && !p.continueFrom && existsSync(join(cfg.out, 'run.json'))) {
     throw new HoneError('invalid_argument', `${cfg.out} already holds a finished run (run.json); choose another --out or remove it`);
   }
@@ -82,8 +93,13 @@ export async function trainJob(addon: HoneAddon, p: Requests['train']['payload']
     const renderer = createRenderer(model, cfg);
     disposers.unshift(() => renderer.dispose());
     emit({ type: 'phase', phase: 'render', message: 'rendering examples through the chat template' });
-    const data = await renderDataset(model, renderer, ds.report, ds.train, ds.eval, cfg.ctx, cfg.truncate, addon.textWindows);
+    const data = await renderDataset(model, renderer, ds.report, ds.train, ds.eval, p.config.ctx, cfg.truncate, addon.textWindows, proposer(addon, model), defaultCtx(addon));
     emit({ type: 'tokens', stats: data.stats });
+    // ctx 0 (auto): the context proposed for the data, the one config.json and the trainer get
+    if (cfg.ctx !== data.stats.ctx) {
+      emit({ type: 'phase', phase: 'render', message: `context ${data.stats.ctx}: ${data.stats.suggestedCtx ? `holds ${(100 * data.stats.suggestedCtx.covers).toFixed(1)}% of the chat examples whole` : "the engine's default (text only)"}` });
+    }
+    cfg = { ...cfg, ctx: data.stats.ctx };
     if (data.train.length === 0) throw new HoneError('no_examples', 'no training sequence is left after rendering and the length policy', { tokens: data.stats });
 
     mkdirSync(cfg.out, { recursive: true });

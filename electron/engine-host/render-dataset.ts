@@ -7,7 +7,7 @@ import { HoneError } from '../common/errors.ts';
 import type { LengthPolicy, Preview, TemplateInfo, TokenStats, TrainConfig } from '../common/engine-api.ts';
 import { importDataset, type DatasetReport, type Example } from '../services/dataset/index.ts';
 import type { NativeModel, NativeRenderer, Sequence } from './binding.ts';
-import { packExamples, previewOf, type RenderedExample, type WindowStarts } from './sequences.ts';
+import { packExamples, previewOf, suggestedContext, type RenderedExample, type SuggestContext, type WindowStarts } from './sequences.ts';
 
 const BATCH = 256;
 
@@ -82,13 +82,18 @@ export async function renderDataset(
   ctx: number,
   policy: LengthPolicy,
   windowStarts: WindowStarts,
+  suggest: SuggestContext,
+  fallbackCtx: number,
 ): Promise<RenderedDataset> {
   const failed: TokenStats['failed'] = [];
   const tr = await renderAll(renderer, train, failed, true);
   const ev = await renderAll(renderer, evalEx, failed, false);
-  const packedTrain = packExamples(tr.out, ctx, policy, windowStarts);
-  const packedEval = packExamples(ev.out, ctx, policy, windowStarts);
-  const all = packExamples([...tr.out, ...ev.out], ctx, policy, windowStarts, failed);
+  // ctx 0: the proposal for the data (text alone has none: the engine's default context)
+  const proposal = suggestedContext([...tr.out, ...ev.out], suggest);
+  const use = ctx > 0 ? ctx : proposal?.ctx ?? fallbackCtx;
+  const packedTrain = packExamples(tr.out, use, policy, windowStarts);
+  const packedEval = packExamples(ev.out, use, policy, windowStarts);
+  const all = packExamples([...tr.out, ...ev.out], use, policy, windowStarts, failed, proposal);
   const info = renderer.info();
   return {
     report,

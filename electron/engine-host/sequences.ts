@@ -27,6 +27,17 @@ function lossCount(mask: Uint8Array): number {
 /** Where the engine cuts a text of `nTokens` into windows (the addon's textWindows). */
 export type WindowStarts = (nTokens: number, ctx: number) => ArrayLike<number>;
 
+/** The engine's proposed context for sequences of these token counts (the addon's suggestContext, capped). */
+export type SuggestContext = (lengths: Int32Array) => number;
+
+/** The proposal for the chat examples (text is cut into windows of any context): null without any. */
+export function suggestedContext(examples: RenderedExample[], suggest: SuggestContext): TokenStats['suggestedCtx'] {
+  const lengths = Int32Array.from(examples.filter((e) => e.kind === 'chat'), (e) => e.tokens.length);
+  const ctx = lengths.length ? suggest(lengths) : 0;
+  if (ctx <= 0) return null;
+  return { ctx, covers: lengths.filter((n) => n <= ctx + 1).length / lengths.length };
+}
+
 /** The engine's windows of ctx + 1 tokens, overlapping by one. */
 function windows(ex: RenderedExample, ctx: number, starts: WindowStarts): Sequence[] {
   return Array.from(starts(ex.tokens.length, ctx), (s) => {
@@ -51,6 +62,7 @@ export function packExamples(
   policy: LengthPolicy,
   windowStarts: WindowStarts,
   failed: TokenStats['failed'] = [],
+  suggestedCtx: TokenStats['suggestedCtx'] = null,
 ): Packed {
   const sequences: Sequence[] = [];
   const affected: TokenStats['affected'] = [];
@@ -97,6 +109,7 @@ export function packExamples(
       chunked,
       affected,
       failed,
+      suggestedCtx,
       histogram: histogram(lengths),
       lengths: {
         min: lengths[0] ?? 0,

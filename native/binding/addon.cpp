@@ -42,6 +42,15 @@ static Napi::Value PackingHelps(const Napi::CallbackInfo & info) {
     return Napi::Boolean::New(env, hone_packing_helps(lengths.Data(), (int32_t) lengths.ElementLength(), ctx));
 }
 
+// suggestContext(lengths, cap): hone_suggest_context over the sequences' token counts (Int32Array).
+static Napi::Value SuggestContext(const Napi::CallbackInfo & info) {
+    Napi::Env env = info.Env();
+    HN_THROW_IF(env, info.Length() < 2 || !info[0].IsTypedArray() || info[0].As<Napi::TypedArray>().TypedArrayType() != napi_int32_array ||
+                !info[1].IsNumber(), "invalid_argument", "suggestContext(lengths, cap) needs an Int32Array and a number");
+    const Napi::Int32Array lengths = info[0].As<Napi::Int32Array>();
+    return Napi::Number::New(env, hone_suggest_context(lengths.Data(), (int32_t) lengths.ElementLength(), info[1].As<Napi::Number>().Int32Value()));
+}
+
 static Napi::Object InitAddon(Napi::Env env, Napi::Object exports) {
     auto * data = new AddonData();
     env.SetInstanceData(data); // freed with the environment
@@ -54,6 +63,7 @@ static Napi::Object InitAddon(Napi::Env env, Napi::Object exports) {
     exports.Set("merge", Napi::Function::New(env, Merge, "merge"));
     exports.Set("textWindows", Napi::Function::New(env, TextWindows, "textWindows"));
     exports.Set("packingHelps", Napi::Function::New(env, PackingHelps, "packingHelps"));
+    exports.Set("suggestContext", Napi::Function::New(env, SuggestContext, "suggestContext"));
     exports.Set("napiVersion", Napi::Number::New(env, NAPI_VERSION));
     return exports;
 }

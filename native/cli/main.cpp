@@ -19,6 +19,7 @@ static const char * USAGE =
     "             --checkpoint-every K --keep-checkpoints 3 --gpu-precision bf16|f32 --json]\n"
     "             [--dry-run (ops.json + memory plan, nothing trained) --profile (per-op times) --memory-limit 8G]\n"
     "             [--recompute (activation recomputation: less memory for about one more forward pass)]\n"
+    "             [--pack true|false (default true: a step's sequences share rows where two fit in one)]\n"
     "             (D: plain text, or JSONL with a \"text\" or \"tokens\" field per line; chat, instruction,\n"
     "             JSON and CSV data: `hone train`, which renders examples through the chat template)\n"
     "  hone-train --resume DIR/checkpoints/STEP [--out DIR --threads N --json ...]\n"

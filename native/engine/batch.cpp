@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <numeric>
 
 namespace hone {
@@ -96,4 +97,16 @@ extern "C" bool hone_packing_helps(const int32_t * lengths, int32_t n, int32_t n
         else if (len < b) b = len;
     }
     return n >= 2 && (int64_t) a + b <= n_ctx;
+}
+
+extern "C" int32_t hone_suggest_context(const int32_t * lengths, int32_t n, int32_t cap) {
+    if (n <= 0) return 0;
+    std::vector<int32_t> sorted(lengths, lengths + n);
+    std::sort(sorted.begin(), sorted.end());
+    // the length at or below which 99% of the sequences lie (nearest rank)
+    const int32_t longest = sorted[(size_t) std::max<int64_t>(0, (int64_t) std::ceil(0.99 * n) - 1)];
+    const int32_t tile = 64;
+    int32_t ctx = std::max(tile, (longest - 1 + tile - 1) / tile * tile); // inputs are n - 1 tokens
+    if (cap > 0) ctx = std::min(ctx, cap);
+    return ctx;
 }

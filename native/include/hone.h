@@ -132,6 +132,11 @@ int32_t hone_text_windows(int32_t n_tokens, int32_t n_ctx, int32_t * starts, int
 // `lengths`: each sequence's tokens (an input row holds min(n, n_ctx) of them).
 bool hone_packing_helps(const int32_t * lengths, int32_t n, int32_t n_ctx);
 
+// The context proposed for sequences of these token counts: the smallest multiple of 64 (the
+// fused attention's tile) that holds 99% of them whole (n <= n_ctx + 1 tokens), at least 64 and
+// at most `cap` (0: no cap; a cap below 64 is the cap). 0 when there are no sequences.
+int32_t hone_suggest_context(const int32_t * lengths, int32_t n, int32_t cap);
+
 // ---- training ---------------------------------------------------------------------------
 //
 // Loss: the loss of an optimizer step is the sum of per-token cross-entropy (natural log)

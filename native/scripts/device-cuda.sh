@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # GPU runs for the CUDA work, on a machine with nvcc, cmake and ninja but no Node and no
 # network. Builds ggml-cuda + hone-train + test-backend-ops from the llama.cpp bundle with
-# our patches, then runs the stages named on the command line, logging under $OUT.
+# our patches, then runs the stages named on the command line, logging under $OUT. Newer stages
+# are files of device-stages/ (ops-packed, real-lengths), each run by its name.
 #   native/scripts/device-cuda.sh [build] [ops] [ops-all] [ops-bf16] [mem] [train] [bench] [plan] [precision] [set-rows] [rows] [types] [archs] [grad-ops] [oom] [attn] [attn-fit] [kernels] [attn-ncu] [recompute] [peft-fit] [fa-fused] [ops-ce] [row-kernels] [ops-mm-add] [moe-archs] [ops-out-prod-add] [ops-skinny] [ops-fa-lean] [ops-shared-src1] [ops-ce-stats] [ops-bf16-copy] [ops-sgemm-scale] [moe] [mmq-big] [moe-make] [moe-big] [norm-spike] [ns-ops] [delta-net] [gemma4] [grad-agree]
 # Inputs (ignored by git, carried to the machine): .device/gitRelease.bundle (from the pinned
 # node-llama-cpp tarball), .device/text.txt (training text) and optionally .device/native.tar
@@ -852,6 +853,11 @@ ns-ops)
 set-rows)
   "$bin/test-backend-ops" test -b CUDA0 -o SET_ROWS > "$out/ops-SET_ROWS.log" 2>&1
   log "SET_ROWS: $(grep -E 'tests passed' "$out/ops-SET_ROWS.log" | tail -1 | sed 's/^ *//')"
+  ;;
+build) ;; # the build above
+*)
+  # newer stages live one file each in device-stages/, sourced with this script's variables
+  if [ -f "$root/native/scripts/device-stages/$stage.sh" ]; then . "$root/native/scripts/device-stages/$stage.sh"; else log "unknown stage $stage"; fi
   ;;
 esac; done
 log "done"

@@ -16,6 +16,8 @@ if len(sys.argv) > 2:
     if steps:
         tps = [s["tokens_per_s"] for s in steps[1:]] or [steps[0]["tokens_per_s"]]
         msg += f"; {len(steps)} steps, loss {steps[0]['loss']:.3f} -> {steps[-1]['loss']:.3f}, median {statistics.median(tps):.0f} tok/s after the first"
+        if "row_fill" in steps[-1]:  # real tokens / positions: tok/s counts real tokens only
+            msg += f", rows {100 * statistics.median(s['row_fill'] for s in steps):.0f}% full"
 mem = ops.get("memory")
 if mem:
     bufs = ", ".join(f"{b['what']}{'' if b['what'] != 'compute_buffer' else ' ' + b['backend']} {b['bytes'] / 2**20:.0f}" for b in mem["items"])

@@ -238,6 +238,26 @@ void packing_cases() {
         CHECK(full.size() == 3, "three full rows, got %zu", full.size());
         CHECK(pack_rows({}, 8).empty(), "no sequences, no rows");
     });
+    run_case("packing: it helps where the two shortest sequences fit in one row", [] {
+        const int32_t fits[] = { 900, 300, 700 }, full[] = { 513, 600, 512 };
+        CHECK(hone_packing_helps(fits, 3, 1024), "300 + 700 fit in 1024");
+        CHECK(!hone_packing_helps(full, 3, 1024), "no two fit in 1024");
+        CHECK(!hone_packing_helps(fits, 1, 1024), "one sequence");
+        const int32_t long_ones[] = { 5000, 5000 };
+        CHECK(!hone_packing_helps(long_ones, 2, 1024), "sequences longer than the row take one each");
+    });
+    run_case("context proposal: 99% of sequences whole, a multiple of 64, capped", [] {
+        std::vector<int32_t> lengths(100, 100);
+        lengths[99] = 5000; // one outlier in a hundred: left to truncation
+        lengths[98] = 300;  // the 99th: 299 inputs -> 320
+        CHECK(hone_suggest_context(lengths.data(), 100, 0) == 320, "%d", hone_suggest_context(lengths.data(), 100, 0));
+        CHECK(hone_suggest_context(lengths.data(), 100, 256) == 256, "capped: %d", hone_suggest_context(lengths.data(), 100, 256));
+        const int32_t short_ones[] = { 10, 20 };
+        CHECK(hone_suggest_context(short_ones, 2, 0) == 64, "at least a tile: %d", hone_suggest_context(short_ones, 2, 0));
+        const int32_t exact[] = { 129 }; // 128 inputs
+        CHECK(hone_suggest_context(exact, 1, 0) == 128, "%d", hone_suggest_context(exact, 1, 0));
+        CHECK(hone_suggest_context(nullptr, 0, 0) == 0, "no sequences");
+    });
 }
 
 // ---- sequence preparation, windows, loss arithmetic ----------------------------------------

@@ -79,7 +79,7 @@ export function problem(file: string, line: number, over: Partial<Problem> = {})
 export function tokenStats(over: Partial<TokenStats> = {}): TokenStats {
   return {
     examples: 10, sequences: 10, tokens: 1200, lossTokens: 400, ctx: 512, policy: 'right', overLength: 0, truncated: 0, dropped: 0,
-    chunked: 0, affected: [], failed: [], histogram: [{ from: 64, to: 128, count: 4 }, { from: 128, to: 256, count: 6 }],
+    chunked: 0, affected: [], failed: [], suggestedCtx: { ctx: 256, covers: 1 }, histogram: [{ from: 64, to: 128, count: 4 }, { from: 128, to: 256, count: 6 }],
     lengths: { min: 70, median: 120, max: 200, mean: 120 }, ...over,
   };
 }

@@ -7,7 +7,7 @@ import { PLAN_DEBOUNCE_MS, planNow, startPlanScheduler } from '../../renderer/sr
 import { loadInfo } from '../../renderer/src/app/start.ts';
 import { ready } from '../../renderer/src/store/loadable.ts';
 import { SettingsView } from '../../renderer/src/views/settings/SettingsView.tsx';
-import { datasetImport, fileReport, info, model, modelList, node, opsReport, planResult, pool, runSummary } from './data.ts';
+import { datasetImport, fileReport, info, inspectResult, model, modelList, node, opsReport, planResult, pool, runSummary, tokenStats } from './data.ts';
 import { testEnv } from './fake-service.ts';
 import { renderWith } from './render.tsx';
 
@@ -128,6 +128,17 @@ describe('SettingsView', () => {
     const alert = screen.getByRole('alert');
     expect(alert.textContent).toContain('architecture clip has no training graph');
     expect(alert.textContent).toContain('unsupported');
+  });
+
+  it('proposes the context that holds 99% of the examples whole, and uses it on request', () => {
+    const env = chosenEnv();
+    env.store.getState().setSetting('ctx', 1024);
+    env.store.getState().setDatasetInspect(ready(inspectResult(tokenStats({ ctx: 1024, suggestedCtx: { ctx: 320, covers: 0.993 } }))), 'an older key');
+    renderWith(env, <SettingsView />);
+    expect(screen.getByTestId('ctx-suggestion').textContent).toContain('320 holds 99.3% of the examples whole.');
+    fireEvent.click(screen.getByRole('button', { name: 'Use 320' }));
+    expect(env.store.getState().settings.edits.ctx).toBe(320);
+    expect(screen.queryByTestId('ctx-suggestion')).toBeNull();
   });
 
   it('blocks a start while the data has invalid records', async () => {

@@ -13,7 +13,7 @@ import { Checkbox, NumberField, SelectField } from '../../components/fields.tsx'
 import { Icon } from '../../components/icons.tsx';
 import { Card, PageHeader } from '../../components/layout.tsx';
 import { ErrorNotice, Loading, Notice } from '../../components/status.tsx';
-import { baseName } from '../../lib/format.ts';
+import { baseName, formatPercent } from '../../lib/format.ts';
 import { formatTargets, parseTargets, PRESET_NAMES, PRESETS, TARGET_MODULES, type TargetModule } from '../../lib/presets.ts';
 import { selectAccumulation, selectEffectiveConfig, selectModelTargets, selectRunSettings, selectSelectedModel } from '../../store/selectors.ts';
 import type { EditableConfig } from '../../store/slices/settings.ts';
@@ -59,6 +59,8 @@ export function SettingsView() {
   const invalid = useApp((s) => s.datasets.report.data?.report.records.invalid ?? 0);
   // the inspection for these very settings (its key follows ctx and the length policy)
   const tokens = useApp((s) => (s.datasets.inspectKey === selectInspectKey(s) ? s.datasets.inspect.data?.tokens ?? null : null));
+  // the context proposed for the dataset's lengths (it does not depend on the context inspected at)
+  const suggested = useApp((s) => s.datasets.inspect.data?.tokens.suggestedCtx ?? null);
   const { setSetting, applyPreset, resetSettings } = useApp(useShallow((s) => ({ setSetting: s.setSetting, applyPreset: s.applyPreset, resetSettings: s.resetSettings })));
   const set = <K extends keyof EditableConfig>(k: K) => (v: EditableConfig[K]) => setSetting(k, v);
   const backends = info.data?.engine.backends ?? [];
@@ -182,7 +184,28 @@ export function SettingsView() {
           </Card>
           <Card title="Context and batching">
             <div className="form-grid">
-              <NumberField label="Context (tokens)" value={config.ctx} onChange={set('ctx')} integer min={8} max={model?.contextLength ?? undefined} hint={model?.contextLength ? `The model was trained on up to ${model.contextLength}.` : undefined} testId="field-ctx" />
+              <NumberField
+                label="Context (tokens)"
+                value={config.ctx}
+                onChange={set('ctx')}
+                integer
+                min={8}
+                max={model?.contextLength ?? undefined}
+                hint={
+                  <>
+                    {model?.contextLength ? `The model was trained on up to ${model.contextLength}. ` : ''}
+                    {suggested && suggested.ctx !== config.ctx && (
+                      <span data-testid="ctx-suggestion">
+                        {`${suggested.ctx} holds ${formatPercent(suggested.covers, 1)} of the examples whole. `}
+                        <button type="button" className="btn btn-small btn-ghost" onClick={() => setSetting('ctx', suggested.ctx)}>
+                          Use {suggested.ctx}
+                        </button>
+                      </span>
+                    )}
+                  </>
+                }
+                testId="field-ctx"
+              />
               <NumberField label="Batch (sequences per step)" value={config.batch} onChange={set('batch')} integer min={1} />
               <NumberField label="Micro-batch" value={config.ubatch} onChange={set('ubatch')} integer min={1} max={config.batch} hint={accumulation ? `${accumulation} micro-batch(es) accumulated per step` : undefined} />
               <SelectField label="Loss on" value={config.loss} options={[{ value: 'assistant', label: 'Assistant turns' }, { value: 'all', label: 'Every token' }]} onChange={set('loss')} />
@@ -191,6 +214,11 @@ export function SettingsView() {
               label="Recompute activations (less memory for long contexts, a slower step; the same gradients)"
               checked={!!config.recompute}
               onChange={(v) => setSetting('recompute', v)}
+            />
+            <Checkbox
+              label="Pack examples into shared rows (less padding, the same loss; attention stays within each example)"
+              checked={config.pack !== false}
+              onChange={(v) => setSetting('pack', v)}
             />
           </Card>
           <Card title="Evaluation">
