@@ -31,7 +31,7 @@ const USAGE = `usage:
 
 options (also keys of hone.config.json / hone.config.yaml; precedence: the engine's defaults < config file < flags):
   --rank 8 --alpha 0 (2 x rank) --targets all|attn_q,attn_k,... (default: all seven) --lr 1e-4 --schedule constant|linear|cosine
-  --warmup 0 --lr-min 0 --weight-decay 0 --max-grad-norm 1 --steps N | --epochs 1 --ctx 512|auto --batch 1 --ubatch N
+  --warmup 0 --lr-min 0 --weight-decay 0 --max-grad-norm 1 --steps N | --epochs 1 --ctx 512|auto --batch 1 | --batch-tokens N --ubatch N
   --seed 42 --backend auto|cpu|cuda|metal --gpu-precision bf16|f32 --threads N --eval-data PATH... | --eval-split 0.1 --eval-every K
   --checkpoint-every K --keep-checkpoints 3 --memory-limit BYTES --profile --recompute --pack=false --loss assistant|all --ignore-weights --truncate drop|left|right
   --chat-template T.jinja

@@ -32,6 +32,8 @@ export interface TrainConfig {
   /** Tokens a row holds; 0: proposed from the data (`suggestedCtx` of its token statistics). */
   ctx: number;
   batch: number;
+  /** > 0: a step takes examples while their real tokens fit in this budget (at least one), instead of `batch` examples. */
+  batchTokens: number;
   ubatch: number;
   seed: number;
   backend: 'auto' | 'cpu' | 'cuda' | 'metal';

@@ -26,6 +26,7 @@ export const OPTION_KINDS: { readonly [K in keyof TrainConfig]-?: OptionKind } =
   epochs: 'number',
   ctx: 'integer',
   batch: 'integer',
+  batchTokens: 'integer',
   ubatch: 'integer',
   seed: 'integer',
   backend: ['auto', 'cpu', 'cuda', 'metal'],

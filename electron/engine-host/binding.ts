@@ -82,6 +82,7 @@ export interface TrainerParams {
   /** Activation recomputation (gradient checkpointing): less memory, the same gradients. */
   recompute?: boolean;
   pack?: boolean;
+  nBatchTokens?: number;
   /** Tests only: ops (ggml names, comma-separated) a stand-in primary backend refuses, so they fall back to the CPU. */
   testRefuseOps?: string;
 }

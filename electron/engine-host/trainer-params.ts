@@ -16,7 +16,7 @@ export function trainerParams(cfg: TrainConfig, extra: Pick<TrainerParams, 'chec
     maxGradNorm: cfg.maxGradNorm, seed: cfg.seed, evalEvery: cfg.evalEvery, checkpointEvery: cfg.checkpointEvery,
     keepCheckpoints: cfg.keepCheckpoints, memoryLimit: cfg.memoryLimit, profile: cfg.profile, recompute: cfg.recompute,
     // a run saved before packing existed has no `pack` and trained one example per row
-    pack: cfg.pack === true, ...testHooks(), ...extra,
+    pack: cfg.pack === true, nBatchTokens: cfg.batchTokens ?? 0, ...testHooks(), ...extra,
   };
 }
 

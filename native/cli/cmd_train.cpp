@@ -188,6 +188,19 @@ static int dry_run_report(bool json, hone_trainer * trainer, const std::string &
     return fits == HONE_OK ? 0 : report_error(json, status_code(err.code), err.message);
 }
 
+// --ctx auto: hone_suggest_context over the data's sequences (token JSONL; text is cut into
+// windows of any context, so it gets the engine's default), capped at the model's training context.
+static int32_t auto_context(hone_model * model, const std::string & data_path) {
+    const int32_t fallback = hone_train_default_params().n_ctx;
+    const TrainData probe = load_train_data(model, data_path, fallback);
+    if (probe.format != "jsonl-tokens") return fallback;
+    std::vector<int32_t> lengths;
+    for (const auto & s : probe.tokens) lengths.push_back((int32_t) s.size());
+    hone_model_info info;
+    hone_model_get_info(model, &info);
+    return hone_suggest_context(lengths.data(), (int32_t) lengths.size(), info.n_ctx_train);
+}
+
 int cmd_train(int argc, char ** argv) {
     // --test-*: for tests only (docs/ops-json.md), never saved in a run's configuration.
     std::set<std::string> options = train_option_names();
@@ -260,6 +273,11 @@ int cmd_train(int argc, char ** argv) {
 
     TrainData data, eval;
     try {
+        if (tp.n_ctx == 0) { // --ctx auto: the context proposed for the token data (text: the default)
+            tp.n_ctx = auto_context(model, data_path);
+            cfg["ctx"] = tp.n_ctx;
+            if (!json) fprintf(stderr, "context %d (auto)\n", tp.n_ctx);
+        }
         data = load_train_data(model, data_path, tp.n_ctx);
         if (!eval_path.empty()) eval = load_train_data(model, eval_path, tp.n_ctx);
         else if (eval_split > 0.0) eval = split_off_eval(data, eval_split, ap.seed);

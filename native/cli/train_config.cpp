@@ -23,6 +23,7 @@ const Spec SPECS[] = {
     { "lr", NUM, true },            { "schedule", STR, true },     { "warmup", INT, true },      { "lr-min", NUM, true },
     { "weight-decay", NUM, true },  { "max-grad-norm", NUM, true }, { "steps", INT, true },     { "epochs", INT, true },
     { "ctx", INT, true },           { "batch", INT, true },        { "ubatch", INT, true },      { "pack", BOOL, true },
+    { "batch-tokens", INT, true },
     { "out", PATH, false },         { "backend", STR, false },     { "threads", INT, false },    { "eval-every", INT, false },
     { "checkpoint-every", INT, false }, { "keep-checkpoints", INT, false }, { "memory-limit", STR, false },
     { "gpu-precision", STR, false },
@@ -35,6 +36,7 @@ std::string key_of(const char * option) {
 }
 
 Config value_of(const Args & a, const Spec & s) {
+    if (std::string(s.name) == "ctx" && a.str(s.name) == "auto") return 0; // proposed from the data (cmd_train)
     switch (s.kind) {
         case INT: return a.integer(s.name, 0);
         case NUM: return a.number(s.name, 0.0);
@@ -139,6 +141,7 @@ hone_train_params train_params(const Config & c) {
     hone_train_params tp = hone_train_default_params();
     tp.n_ctx = c["ctx"].get<int32_t>();
     tp.n_batch = c["batch"].get<int32_t>();
+    tp.n_batch_tokens = c["batch_tokens"].get<int32_t>();
     tp.n_ubatch = c["ubatch"].get<int32_t>();
     tp.n_steps = c["steps"].get<int32_t>();
     tp.n_epochs = c["epochs"].get<int32_t>();

@@ -87,6 +87,39 @@ int32_t DataOrder::at(int64_t i) {
     return perm_[i % n_];
 }
 
+StepPlan::StepPlan(std::vector<int32_t> lengths, int32_t n_batch, int64_t batch_tokens, uint64_t seed, int64_t limit)
+    : lengths_(std::move(lengths)), n_batch_(n_batch), budget_(batch_tokens), limit_(limit), order_((int32_t) lengths_.size(), seed), starts_{ 0 } {}
+
+void StepPlan::extend(int64_t s) {
+    while ((int64_t) starts_.size() <= s + 1) {
+        int64_t c = starts_.back(), tokens = 0;
+        do {
+            tokens += lengths_[order_.at(c)];
+            c++;
+        } while ((limit_ <= 0 || c < limit_) && tokens + lengths_[order_.at(c)] <= budget_);
+        starts_.push_back(c);
+    }
+}
+
+int64_t StepPlan::start(int64_t s) {
+    if (budget_ <= 0) return s * n_batch_;
+    extend(s);
+    return starts_[s];
+}
+
+std::vector<int32_t> StepPlan::take(int64_t s) {
+    const int64_t from = start(s), to = budget_ <= 0 ? from + n_batch_ : starts_[s + 1];
+    std::vector<int32_t> out;
+    for (int64_t c = from; c < to; c++) out.push_back(order_.at(c));
+    return out;
+}
+
+int64_t StepPlan::steps_to_limit() {
+    int64_t s = 0;
+    while (start(s) < limit_) s++;
+    return s;
+}
+
 } // namespace hone
 
 extern "C" bool hone_packing_helps(const int32_t * lengths, int32_t n, int32_t n_ctx) {

@@ -51,6 +51,25 @@ class DataOrder {
     std::vector<int32_t> perm_;
 };
 
+// The sequences each step takes, in data order: n_batch a step, or with a token budget
+// (batch_tokens > 0) as many as fit in that many real tokens (`lengths`: each sequence's, at least
+// one sequence a step), never drawing past `limit` sequences (0: no limit; an epoch-counted run
+// draws epochs * n). A function of the seed and the lengths: a resumed run takes the same steps.
+class StepPlan {
+  public:
+    StepPlan(std::vector<int32_t> lengths, int32_t n_batch, int64_t batch_tokens, uint64_t seed, int64_t limit);
+    int64_t start(int64_t s);            // the data-order cursor where step s starts
+    std::vector<int32_t> take(int64_t s); // its sequences (indices into lengths)
+    int64_t steps_to_limit();            // the steps that draw `limit` sequences
+  private:
+    void extend(int64_t s); // plans steps up to s
+    std::vector<int32_t> lengths_;
+    int32_t n_batch_;
+    int64_t budget_, limit_;
+    DataOrder order_;
+    std::vector<int64_t> starts_; // budget steps: where each planned step starts, and the end
+};
+
 // SplitMix64: a small, fully specified generator.
 uint64_t splitmix64(uint64_t & state);
 

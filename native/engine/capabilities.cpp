@@ -73,6 +73,7 @@ std::string defaults_json() {
         .integer("epochs", tp.n_epochs)
         .integer("ctx", tp.n_ctx)
         .integer("batch", tp.n_batch)
+        .integer("batch_tokens", tp.n_batch_tokens)
         .integer("ubatch", 0) // 0: batch (no accumulation)
         .integer("seed", (long long) tp.seed)
         .str("backend", "auto")

@@ -66,7 +66,14 @@ static json params_json(const hone_train_params & p) {
                  { "n_epochs", p.n_epochs }, { "lr", p.lr }, { "lr_schedule", hone_lr_schedule_name(p.lr_schedule) },
                  { "warmup_steps", p.warmup_steps }, { "lr_min", p.lr_min }, { "weight_decay", p.weight_decay },
                  { "beta1", p.beta1 }, { "beta2", p.beta2 }, { "eps", p.eps }, { "max_grad_norm", p.max_grad_norm },
-                 { "seed", p.seed }, { "pack", p.pack } };
+                 { "seed", p.seed }, { "pack", p.pack }, { "n_batch_tokens", p.n_batch_tokens } };
+}
+
+// Sequences drawn: unpacked, a micro-batch is n_ubatch of them; packed or with a token budget, a
+// step's count is known only from the plan, so the cursor stands at the step's start.
+static int64_t data_cursor(const hone_train_params & p, const RunPosition & pos) {
+    if (p.n_batch_tokens > 0) return pos.cursor;
+    return (pos.step - pos.segment_start) * p.n_batch + (p.pack ? 0 : (int64_t) pos.micro * p.n_ubatch);
 }
 
 json encode_state(const hone_train_params & p, const RunPosition & pos, int64_t updates, const DataIdentity & d, const json & model, const json & adapter,
@@ -79,13 +86,13 @@ json encode_state(const hone_train_params & p, const RunPosition & pos, int64_t 
         { "optimizer", { { "type", "adamw" }, { "updates", updates }, { "file", "optimizer.gguf" } } },
         { "schedule", { { "type", hone_lr_schedule_name(p.lr_schedule) }, { "lr", p.lr }, { "warmup_steps", p.warmup_steps },
                         { "lr_min", p.lr_min }, { "next_lr", pos.step < d.n_steps ? segment_lr(p, pos.step, pos.segment_start, d.n_steps) : 0.0f } } },
-        { "data", { { "seed", p.seed }, { "cursor", (pos.step - pos.segment_start) * p.n_batch + (p.pack ? 0 : (int64_t) pos.micro * p.n_ubatch) },
+        { "data", { { "seed", p.seed }, { "cursor", data_cursor(p, pos) },
                     { "n_train", d.n_train }, { "train_fingerprint", hex64(d.train_fp) },
                     { "n_eval", d.n_eval }, { "eval_fingerprint", hex64(d.eval_fp) } } },
         // Training draws no random numbers besides the data order, a pure function of
         // (seed, epoch): the cursor above is the whole RNG state.
         { "rng", { { "data_order", "splitmix64 Fisher-Yates shuffle per epoch" }, { "seed", p.seed },
-                   { "epoch", d.n_train > 0 ? ((pos.step - pos.segment_start) * p.n_batch) / d.n_train : 0 } } },
+                   { "epoch", d.n_train > 0 ? data_cursor(p, pos) / d.n_train : 0 } } },
         { "partial_step", { { "micro_batches", pos.micro }, { "loss_sum", pos.loss_sum } } },
         { "tokens", pos.tokens }, { "positions", pos.positions }, { "elapsed_s", pos.elapsed_s },
         { "train_params", params_json(p) },
@@ -262,7 +269,7 @@ static std::string compare_params(const json & s, const CheckpointState & st) {
     const json now = params_json(st.params), & saved = s.at("train_params");
     for (auto it = now.begin(); it != now.end(); ++it) {
         // checkpoints from before packing existed trained one sequence per row
-        const json a = saved.contains(it.key()) ? saved.at(it.key()) : it.key() == "pack" ? json(false) : json();
+        const json a = saved.contains(it.key()) ? saved.at(it.key()) : it.key() == "pack" ? json(false) : it.key() == "n_batch_tokens" ? json(0) : json();
         if (a.is_null()) { problems += strfmt("\n  %s: missing in the checkpoint", it.key().c_str()); continue; }
         const json & b = it.value();
         const bool same = a.is_number() && b.is_number() ? (float) a.get<double>() == (float) b.get<double>() : a == b;

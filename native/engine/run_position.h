@@ -16,6 +16,8 @@ struct RunPosition {
     double elapsed_s = 0.0;    // training time before this process
     int32_t segment = 0;       // schedule segment: 0 for a run trained once, +1 for every continuation
     int64_t segment_start = 0; // optimizer steps done before this segment; its schedule and data order start here
+    int64_t cursor = 0;        // the data-order index where the step in progress starts (a checkpoint's record; a
+                               // resumed run recomputes it from the seed and the lengths)
 };
 
 // The data a checkpoint was trained on, checked when a resumed run starts.

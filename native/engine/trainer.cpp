@@ -362,14 +362,14 @@ struct StepBatch {
     int n_micro = 0;
 };
 
-static StepBatch take_batch(const hone_trainer & tr, const std::vector<PreparedSeq> & data, DataOrder & order, int64_t seg_step) {
-    const int n = tr.p.n_batch;
+static StepBatch take_batch(hone_trainer & tr, const std::vector<PreparedSeq> & data, StepPlan & plan, int64_t seg_step) {
     StepBatch b;
-    std::vector<const PreparedSeq *> seqs(n);
-    for (int i = 0; i < n; i++) {
-        seqs[i] = &data[order.at(seg_step * n + i)];
-        b.loss_tokens += seqs[i]->n_loss;
+    std::vector<const PreparedSeq *> seqs;
+    for (int32_t i : plan.take(seg_step)) {
+        seqs.push_back(&data[i]);
+        b.loss_tokens += data[i].n_loss;
     }
+    tr.pos.cursor = plan.start(seg_step);
     b.rows = arrange_rows(tr, seqs);
     b.n_micro = micro_batches(b.rows, tr.B);
     b.scale = loss_scale(tr.T, tr.B, b.loss_tokens);
@@ -523,6 +523,7 @@ hone_train_params hone_train_default_params(void) {
     hone_train_params p;
     p.n_ctx = 512;
     p.n_batch = 1;
+    p.n_batch_tokens = 0;
     p.n_ubatch = 1;
     p.n_steps = 0;
     p.n_epochs = 1;
@@ -561,9 +562,10 @@ hone_status hone_trainer_init_test(hone_model * model, hone_adapter * adapter, c
         HONE_CHECK_ARG(adapter->model == model, "the adapter belongs to another model");
         const hone_train_params & p = *params;
         HONE_CHECK_ARG(p.n_ctx >= 2, "context length must be at least 2 (got %d)", p.n_ctx);
-        HONE_CHECK_ARG(p.n_ubatch >= 1 && p.n_batch >= p.n_ubatch && p.n_batch % p.n_ubatch == 0,
+        HONE_CHECK_ARG(p.n_ubatch >= 1 && (p.n_batch_tokens > 0 || (p.n_batch >= p.n_ubatch && p.n_batch % p.n_ubatch == 0)),
                        "batch (%d) must be a positive multiple of the micro-batch (%d)", p.n_batch, p.n_ubatch);
         HONE_CHECK_ARG(p.n_steps > 0 || p.n_epochs > 0, "give a number of steps or epochs");
+        HONE_CHECK_ARG(p.n_batch_tokens >= 0, "the token budget of a step must be >= 0 (0: n_batch sequences a step; got %d)", p.n_batch_tokens);
         HONE_CHECK_ARG(p.lr > 0.0f, "learning rate must be positive (got %g)", p.lr);
         HONE_CHECK_ARG(p.lr_schedule >= HONE_LR_CONSTANT && p.lr_schedule <= HONE_LR_COSINE, "unknown learning-rate schedule %d", p.lr_schedule);
         HONE_CHECK_ARG(p.warmup_steps >= 0 && (p.n_steps == 0 || p.warmup_steps < p.n_steps),
@@ -644,7 +646,12 @@ hone_status hone_trainer_train(hone_trainer * tr, const hone_sequence * seqs, in
         int n_micro = 0; // the micro-batches of the step in progress (packed rows: fewer than n_batch / n_ubatch)
         // A continued run (hone_trainer_continue) trains a new segment: its own schedule and
         // data order over its own steps, counted on from the steps before it.
-        const int64_t seg0 = tr->pos.segment_start, n_seg = planned_steps(p, n_seqs), n_steps = seg0 + n_seg;
+        std::vector<int32_t> lengths;
+        for (const PreparedSeq & s : data) lengths.push_back(s.n_real);
+        // an epoch-counted run draws epochs x n sequences; a step-counted one draws on
+        StepPlan plan(std::move(lengths), p.n_batch, p.n_batch_tokens, p.seed, p.n_steps > 0 ? 0 : (int64_t) p.n_epochs * n_seqs);
+        const int64_t seg0 = tr->pos.segment_start, n_seg = p.n_batch_tokens > 0 && p.n_steps == 0 ? plan.steps_to_limit() : planned_steps(p, n_seqs);
+        const int64_t n_steps = seg0 + n_seg;
         HONE_CHECK_ARG(p.warmup_steps < n_seg, "warm-up steps (%d) must be fewer than the steps (%lld: %d epoch(s) of %d sequences in batches of %d)",
                        p.warmup_steps, (long long) n_seg, p.n_epochs, n_seqs, p.n_batch);
         DataIdentity here{ true, n_steps, n_seqs, n_eval, fingerprint(data), fingerprint(eval) };
@@ -657,7 +664,6 @@ hone_status hone_trainer_train(hone_trainer * tr, const hone_sequence * seqs, in
         rec.train_fp = here.train_fp;
         rec.eval_fp = here.eval_fp;
 
-        DataOrder order(n_seqs, p.seed);
         const RunClock clock{ std::chrono::steady_clock::now(), tr->pos.elapsed_s };
         // A checkpoint that cannot be written loses nothing: the state stays in memory, the
         // caller is told, and training goes on (the next checkpoint tries again).
@@ -689,7 +695,7 @@ hone_status hone_trainer_train(hone_trainer * tr, const hone_sequence * seqs, in
         bool stopping = false;
         while (tr->pos.step < n_steps) {
             const int64_t step = tr->pos.step;
-            const StepBatch batch = take_batch(*tr, data, order, step - seg0);
+            const StepBatch batch = take_batch(*tr, data, plan, step - seg0);
             n_micro = batch.n_micro;
             const StepStart start = begin_step(*tr, step);
             for (int mb = start.first_micro; mb < n_micro; mb++) {

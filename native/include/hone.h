@@ -162,7 +162,9 @@ const char * hone_lr_schedule_name(int32_t schedule);
 
 typedef struct {
     int32_t n_ctx;          // tokens per sequence (longer sequences are truncated on the right)
-    int32_t n_batch;        // sequences per optimizer step
+    int32_t n_batch;        // sequences per optimizer step (unless n_batch_tokens is set)
+    int32_t n_batch_tokens; // > 0: a step takes sequences in data order while their real tokens (min(n, n_ctx)
+                            // each) fit in this budget, at least one; epochs still count sequences. 0: n_batch
     int32_t n_ubatch;       // sequences per micro-batch (n_batch must be a multiple)
     int32_t n_steps;        // optimizer steps; 0: use n_epochs
     int32_t n_epochs;       // passes over the data when n_steps == 0

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # CPU training benchmark: hone-train (LoRA on the frozen base) beside upstream llama-finetune
-# (full fine-tune) on the same model and text, in the same run. Prints tokens/s and peak RSS.
+# (full fine-tune) on the same model and text, in the same run; then on sequences with the
+# lengths of real instruction data (real_lengths.py), packed and padded. Prints real
+# (non-padding) tokens/s, how full the rows were, and peak RSS.
 # usage: native/scripts/bench-cpu.sh [fixtures-dir] [threads]
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -28,6 +30,15 @@ bench_hone() { # model label steps
   printf '%-34s %-16s %10s %12s %s\n' "$2" "hone-train LoRA" "${tps:-—}" "$(( $(tail -1 "$work/rss") / 1024 ))" "r=8, q/k/v/o/gate/up/down, exit $rc"
 }
 
+bench_real() { # model label pack(true|false)
+  local out=$work/real-$2-$3
+  /usr/bin/time -f '%M' -o "$work/rss" "$bin/hone-train" --model "$1" --data "$work/real.jsonl" --out "$out" \
+    --steps 4 --ctx $ctx --batch 16 --ubatch 1 --pack "$3" --rank 8 --alpha 16 --lr 1e-4 --threads "$threads" --json > "$work/real.jsonl.log" 2>/dev/null
+  local rc=$?
+  local m=$(node -e 'const r=require(process.argv[1]);console.log(r.metrics.tokensPerS.toFixed(0), (100*r.metrics.rowFill).toFixed(0))' "$out/run.json" 2>/dev/null)
+  printf '%-34s %-16s %10s %12s %s\n' "$2" "hone $([ "$3" = true ] && echo packed || echo padded)" "${m% *}" "$(( $(tail -1 "$work/rss") / 1024 ))" "rows ${m#* }% full, 16 examples a step, exit $rc"
+}
+
 bench_finetune() { # model label
   local start=$(date +%s.%N)
   /usr/bin/time -f '%M' -o "$work/rss" "$bin/llama-finetune" -m "$1" -f "$work/text.txt" -c $ctx -b $ctx -ub $ctx \
@@ -48,3 +59,12 @@ bench_hone "$fx/stories260K.gguf" "stories260K (F32)" 40
 bench_finetune "$fx/stories260K.gguf" "stories260K (F32)"
 bench_hone "$work/syn-q4_k_m.gguf" "synthetic llama 256x2 Q4_K_M" 10
 bench_finetune "$work/syn-q4_k_m.gguf" "synthetic llama 256x2 Q4_K_M"
+
+# real instruction lengths (median 180, 90th percentile 500, at most 800 tokens), truncated to ctx 512
+ctx=512
+python3 "$root/native/scripts/real_lengths.py" instruct 400 "$work/real.jsonl" --vocab 512 > "$work/real-stats.json"
+echo
+echo "real lengths: $(cat "$work/real-stats.json"); ctx $ctx; tok/s counts real tokens only"
+printf '%-34s %-16s %10s %12s %s\n' model trainer "tok/s" "peak RSS MiB" note
+for pack in true false; do bench_real "$fx/stories260K.gguf" "stories260K (F32)" $pack; done
+for pack in true false; do bench_real "$work/syn-q4_k_m.gguf" "synthetic llama 256x2 Q4_K_M" $pack; done

@@ -246,6 +246,32 @@ void packing_cases() {
         const int32_t long_ones[] = { 5000, 5000 };
         CHECK(!hone_packing_helps(long_ones, 2, 1024), "sequences longer than the row take one each");
     });
+    run_case("token budget: each step takes sequences in data order while they fit, at least one; epochs count sequences", [] {
+        const std::vector<int32_t> lengths = { 10, 50, 30, 70, 20, 90, 40, 60 };
+        StepPlan plan(lengths, 1, 100, 7, 3 * 8); // three epochs
+        DataOrder order(8, 7);
+        int64_t drawn = 0;
+        for (int64_t s = 0; s < plan.steps_to_limit(); s++) {
+            const auto seqs = plan.take(s);
+            CHECK(!seqs.empty(), "step %lld is empty", (long long) s);
+            CHECK(plan.start(s) == drawn, "step %lld starts at %lld, %lld drawn", (long long) s, (long long) plan.start(s), (long long) drawn);
+            int64_t tokens = 0;
+            for (size_t i = 0; i < seqs.size(); i++) {
+                CHECK(seqs[i] == order.at(drawn + (int64_t) i), "step %lld takes the data order", (long long) s);
+                tokens += lengths[seqs[i]];
+            }
+            CHECK(tokens <= 100 || seqs.size() == 1, "step %lld holds %lld tokens", (long long) s, (long long) tokens);
+            // the next sequence would not have fitted (unless the run's draws end here)
+            const int64_t next = drawn + (int64_t) seqs.size();
+            CHECK(next >= 24 || tokens + lengths[order.at(next)] > 100, "step %lld stopped early", (long long) s);
+            drawn = next;
+        }
+        CHECK(drawn == 24, "three epochs draw 24 sequences, drew %lld", (long long) drawn);
+        StepPlan again(lengths, 1, 100, 7, 24);
+        CHECK(again.start(5) == plan.start(5) && again.take(5) == plan.take(5), "the same seed and lengths, the same steps, from any step");
+        StepPlan fixed(lengths, 4, 0, 7, 0);
+        CHECK(fixed.start(3) == 12 && fixed.take(3).size() == 4, "without a budget: n_batch a step");
+    });
     run_case("context proposal: 99% of sequences whole, a multiple of 64, capped", [] {
         std::vector<int32_t> lengths(100, 100);
         lengths[99] = 5000; // one outlier in a hundred: left to truncation

@@ -49,6 +49,28 @@ describe('hone CLI', () => {
     assert.match(again.stderr, /already holds a finished run/);
   });
 
+  test('hone train --ctx auto trains at the context proposed for the data, packed, and records it', (t) => {
+    const model = requireFixture(t, 'stories260K.gguf');
+    const data = requireFixture(t, 'chat_elements_limericks.jsonl');
+    if (!model || !data) return;
+    const dir = tempDir();
+    const out = join(dir, 'run');
+    const r = hone(['train', '--model', model, '--data', data, '--out', out, '--ctx', 'auto', '--batch', '4', '--ubatch', '1', '--steps', '2', '--backend', 'cpu', '--json'], dir);
+    assert.equal(r.code, 0, r.stderr);
+    const { stats } = r.events.find((e) => e.type === 'tokens');
+    assert.ok(stats.suggestedCtx, 'chat data gets a proposal');
+    assert.equal(stats.ctx, stats.suggestedCtx.ctx);
+    assert.equal(stats.ctx % 64, 0);
+    // ten examples: the 99th percentile is the longest, so every example fits whole
+    assert.equal(stats.overLength, 0);
+    assert.equal(stats.suggestedCtx.covers, 1);
+    assert.ok(stats.lengths.max <= stats.ctx + 1 && stats.lengths.max > stats.ctx + 1 - 64, `longest ${stats.lengths.max} at ctx ${stats.ctx}`);
+    assert.equal(JSON.parse(readFileSync(join(out, 'config.json'), 'utf8')).ctx, stats.ctx, 'config.json holds the context it trained at');
+    // four examples a step, packed into fewer rows than four
+    const steps = r.events.filter((e) => e.type === 'step');
+    assert.ok(steps.every((e) => e.positions / (e.step * stats.ctx) < 4), `positions ${steps.map((e) => e.positions)}`);
+  });
+
   test('a malformed dataset exits non-zero with problems naming file and line', (t) => {
     const model = requireFixture(t, 'stories260K.gguf');
     const src = requireFixture(t, 'chat_elements_limericks.jsonl');

@@ -6,6 +6,7 @@
  * run resumed from a checkpoint continues exactly.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { requireFixture } from '../helpers/fixtures.ts';
@@ -72,6 +73,37 @@ describe('packed rows', () => {
     // the same probe unpacked: the second sequence alone in its row gives the same loss
     const alone = step('probe-alone', [silent, second], false);
     assert.ok(relDiff(alone.loss, a.loss) <= 1e-6, `unpacked ${alone.loss}, packed ${a.loss}`);
+  });
+
+  test('hone-train --ctx auto takes the smallest multiple of 64 that holds 99% of the sequences whole', (t) => {
+    const model = requireFixture(t, 'stories260K.gguf');
+    if (!model) return;
+    // a hundred sequences: 98 of 20 tokens and two of 150, the 99th percentile: 149 inputs, ctx 192
+    const lengths = [...Array.from({ length: 98 }, () => 20), 150, 150];
+    const file = writeSequences(join(dir, 'auto.jsonl'), makeSequences(9, lengths));
+    const r = honeTrain(['--model', model, '--data', file, '--out', join(dir, 'auto'), '--steps', '1', '--ctx', 'auto', '--batch', '8', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.events.find((e) => e.type === 'start')?.truncated, 0);
+    assert.equal(JSON.parse(readFileSync(join(dir, 'auto', 'run.json'), 'utf8')).config.ctx, 192);
+  });
+
+  test('token-budget steps: each step holds at most the budget\'s real tokens, and an epoch trains every sequence once', (t) => {
+    const model = requireFixture(t, 'stories260K.gguf');
+    if (!model) return;
+    const lengths = [5, 30, 12, 9, 33, 3, 17, 8, 26, 11, 6, 14];
+    const real = lengths.reduce((s, n) => s + Math.min(n, CTX), 0);
+    const r = honeTrain(['--model', model, '--data', data, '--out', join(dir, 'budget'), '--epochs', '1', '--ctx', String(CTX), '--batch-tokens', '40',
+      '--ubatch', '1', '--lr', '1e-3', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const steps = r.events.filter((e) => e.type === 'step');
+    assert.ok(steps.length > 3 && steps.length < lengths.length, `${steps.length} steps`);
+    let before = 0;
+    for (const e of steps) {
+      assert.equal(e.n_steps, steps.length);
+      assert.ok(e.tokens - before > 0 && e.tokens - before <= 40, `step ${e.step} holds ${e.tokens - before} tokens`);
+      before = e.tokens;
+    }
+    assert.equal(before, real, 'one epoch: every sequence once');
   });
 
   test('a packed run resumed from its checkpoint continues exactly', (t) => {

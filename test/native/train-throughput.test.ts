@@ -20,9 +20,9 @@ const POSITIONS = LENGTHS.length * CTX;
 describe('real tokens per second', () => {
   const dir = tempDir();
   const data = writeSequences(join(dir, 'train.jsonl'), makeSequences(5, LENGTHS));
-  // a batch of all twelve: every step is one epoch, so every step holds the same real tokens
+  // a batch of all twelve, one a row: every step is one epoch and holds the same real tokens and positions
   const args = (out: string, steps: number) => ['--data', data, '--out', join(dir, out), '--steps', String(steps), '--ctx', String(CTX),
-    '--batch', '12', '--ubatch', '4', '--lr', '1e-3', '--json'];
+    '--batch', '12', '--ubatch', '4', '--lr', '1e-3', '--pack', 'false', '--json'];
 
   test('step events and run.json count real tokens and the rows\' fill, never padding', (t) => {
     const model = requireFixture(t, 'stories260K.gguf');

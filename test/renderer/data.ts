@@ -14,7 +14,7 @@ export const DEFAULTS: TrainConfig = {
   targets: 'attn_q,attn_k,attn_v,attn_output', lr: 1e-4, schedule: 'constant', warmup: 0, lrMin: 0,
   weightDecay: 0, maxGradNorm: 1, steps: 0, epochs: 1, ctx: 512, batch: 1, ubatch: 0, seed: 42,
   backend: 'auto', gpuPrecision: 'bf16', threads: 0, checkpointEvery: 0, keepCheckpoints: 3,
-  loss: 'assistant', ignoreWeights: false, truncate: 'right', chatTemplate: '', memoryLimit: 0, profile: false, recompute: false, pack: true,
+  loss: 'assistant', ignoreWeights: false, truncate: 'right', chatTemplate: '', memoryLimit: 0, profile: false, recompute: false, pack: true, batchTokens: 0,
 };
 
 export function capabilities(backends: Array<'CPU' | 'CUDA0' | 'MTL0'> = ['CPU']): EngineCapabilities {

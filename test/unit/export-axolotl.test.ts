@@ -33,7 +33,7 @@ async function setup(t: object, config: Partial<TrainConfig>) {
     model, data: [join(dir, 'chats.jsonl'), join(dir, 'notes.txt')], out: run, evalData: [], evalSplit: 0, evalEvery: 0, rank: 8, alpha: 16, targets: 'all',
     lr: 2e-4, schedule: 'cosine', warmup: 3, lrMin: 2e-5, weightDecay: 0.01, maxGradNorm: 1, steps: 40, epochs: 1, ctx: 256, batch: 4, ubatch: 2,
     seed: 7, backend: 'cpu', gpuPrecision: 'bf16', threads: 1, checkpointEvery: 0, keepCheckpoints: 3, loss: 'assistant', ignoreWeights: false,
-    truncate: 'drop', chatTemplate: '', memoryLimit: 0, profile: false, recompute: false, pack: false, ...config,
+    truncate: 'drop', chatTemplate: '', memoryLimit: 0, profile: false, recompute: false, pack: false, batchTokens: 0, ...config,
   };
   writeFileSync(join(run, 'config.json'), JSON.stringify(full));
   // the run's token statistics: the long example was dropped by the length policy

@@ -46,7 +46,7 @@ export function selectRunSettingsKey(s: AppState): string | null {
 /** Micro-batches per optimizer step. */
 export function selectAccumulation(s: AppState): number | null {
   const c = selectEffectiveConfig(s);
-  if (!c.batch) return null;
+  if (!c.batch || (c.batchTokens ?? 0) > 0) return null; // a token budget: as many as the step's rows need
   const ubatch = c.ubatch || c.batch;
   return Math.max(1, Math.ceil(c.batch / ubatch));
 }

@@ -206,8 +206,16 @@ export function SettingsView() {
                 }
                 testId="field-ctx"
               />
-              <NumberField label="Batch (sequences per step)" value={config.batch} onChange={set('batch')} integer min={1} />
-              <NumberField label="Micro-batch" value={config.ubatch} onChange={set('ubatch')} integer min={1} max={config.batch} hint={accumulation ? `${accumulation} micro-batch(es) accumulated per step` : undefined} />
+              <NumberField label="Batch (sequences per step)" value={config.batch} onChange={set('batch')} integer min={1} disabled={(config.batchTokens ?? 0) > 0} />
+              <NumberField
+                label="Tokens per step"
+                value={config.batchTokens ?? 0}
+                onChange={set('batchTokens')}
+                integer
+                min={0}
+                hint="0: the batch's sequences a step; else as many sequences as fit in this many tokens."
+              />
+              <NumberField label="Micro-batch (rows)" value={config.ubatch} onChange={set('ubatch')} integer min={1} max={(config.batchTokens ?? 0) > 0 ? undefined : config.batch} hint={accumulation ? `up to ${accumulation} micro-batch(es) a step (packed rows need fewer)` : undefined} />
               <SelectField label="Loss on" value={config.loss} options={[{ value: 'assistant', label: 'Assistant turns' }, { value: 'all', label: 'Every token' }]} onChange={set('loss')} />
             </div>
             <Checkbox
