@@ -64,6 +64,9 @@ export interface OpsReport {
     backends: OpsMemoryPool[];
     limit_bytes: number;
     kv_cache_bytes: number;
+    /** The memory mode the trainer chose (the cheapest whose plan fits, on a GPU), and why. */
+    mode: 'plain' | 'selective' | 'recompute';
+    mode_reason: string;
     compute_buffer: Record<string, number>;
     graph_tensor_bytes_before_reuse: Record<string, number>;
   };

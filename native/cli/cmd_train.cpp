@@ -152,6 +152,10 @@ void print_plan(const Config & memory) {
         line += p["limit_bytes"].get<long long>() > 0 ? "; " + mib(p["limit_bytes"].get<long long>()) + " available" : "; free memory unknown";
         fprintf(stderr, "%s%s\n", line.c_str(), p["fits"].get<bool>() ? "" : "  DOES NOT FIT");
     }
+    if (memory.contains("mode") && memory["mode"] != "plain") {
+        fprintf(stderr, "memory mode: %s (%s)\n", memory["mode"].get<std::string>() == "recompute" ? "every layer recomputed" : "selective recomputation",
+                memory["mode_reason"].get<std::string>().c_str());
+    }
 }
 
 Config memory_report(hone_trainer * trainer) {

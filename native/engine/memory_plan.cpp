@@ -147,6 +147,14 @@ bool plan_fits(const MemoryPlan & plan) {
     return true;
 }
 
+std::string plan_overflow(const MemoryPlan & plan) {
+    for (const MemoryPool & p : plan.pools) {
+        if (!p.fits) return strfmt("%s: %s planned, %s %s", p.name.c_str(), mib(p.plan_bytes).c_str(), mib(p.limit_bytes).c_str(),
+                                   plan.limit > 0 && p.limit_bytes == (uint64_t) plan.limit ? "the limit" : "free");
+    }
+    return "";
+}
+
 void check_plan_fits(const MemoryPlan & plan, const PlanShape & shape) {
     for (const MemoryPool & p : plan.pools) {
         if (p.fits) continue;

@@ -47,6 +47,9 @@ struct MemoryPlan {
     std::vector<MemoryItem> items;
     std::vector<MemoryPool> pools;
     int64_t limit = 0; // the caller's limit per pool (0: none)
+    // The memory mode the trainer chose: "plain", "selective" or "recompute" (recomputation of
+    // every layer), and why (asked for, or the cheaper modes' plans did not fit)
+    std::string mode = "plain", mode_reason = "the plain graph fits";
 };
 
 // What the plan measures: the buffers as allocated, the scheduler that will run the training
@@ -84,6 +87,9 @@ std::string memory_plan_line(const MemoryPlan & plan, const PlanShape & shape);
 
 // Whether every pool's plan fits its limit (free memory or the caller's).
 bool plan_fits(const MemoryPlan & plan);
+
+// "CUDA0: 23456.0 MiB planned, 20000.0 MiB free" for the first pool that does not fit ("" if all do).
+std::string plan_overflow(const MemoryPlan & plan);
 
 // HONE_E_MEMORY naming the sizes and what to lower, when a pool does not fit.
 void check_plan_fits(const MemoryPlan & plan, const PlanShape & shape);

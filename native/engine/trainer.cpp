@@ -584,10 +584,30 @@ hone_status hone_trainer_init_test(hone_model * model, hone_adapter * adapter, c
         // is built (its buffers freed, so the second plan reads the same free memory).
         const SelectiveMode selective = p.recompute ? SelectiveMode::OFF : selective_recompute_mode(!is_cpu_backend(model->backends.primary));
         std::unique_ptr<hone_trainer> tr = plan_trainer(model, adapter, p, hooks, selective == SelectiveMode::ON);
+        std::string mode = p.recompute ? "recompute" : selective == SelectiveMode::ON ? "selective" : "plain";
+        const bool env_set = getenv("HONE_SELECTIVE_RECOMPUTE") && *getenv("HONE_SELECTIVE_RECOMPUTE");
+        std::string reason = p.recompute ? "asked for"
+                           : selective == SelectiveMode::ON ? (env_set ? "asked for (HONE_SELECTIVE_RECOMPUTE)" : "the CPU's default")
+                           : selective == SelectiveMode::OFF && env_set ? "asked for (HONE_SELECTIVE_RECOMPUTE=0)" : "the plain graph fits";
+        // auto (a GPU): the cheapest mode that fits, plain, then selective, then every layer recomputed
         if (selective == SelectiveMode::AUTO && !plan_fits(tr->memory)) {
+            const std::string plain = plan_overflow(tr->memory);
             tr.reset();
             tr = plan_trainer(model, adapter, p, hooks, true);
+            mode = "selective";
+            reason = "the plain graph does not fit (" + plain + ")";
+            if (!plan_fits(tr->memory)) {
+                const std::string sel = plan_overflow(tr->memory);
+                hone_train_params full = p;
+                full.recompute = true; // the same gradients, about one more forward pass of time
+                tr.reset();
+                tr = plan_trainer(model, adapter, full, hooks, false);
+                mode = "recompute";
+                reason = "neither the plain graph (" + plain + ") nor selective recomputation (" + sel + ") fits";
+            }
         }
+        tr->memory.mode = mode;
+        tr->memory.mode_reason = reason;
         if (!p.dry_run) {
             check_plan_fits(tr->memory, plan_shape(*tr));
             allocate_compute(*tr);

@@ -157,7 +157,7 @@ describe('activation recomputation', () => {
     assert.ok(chunked < 0.6 * re, `compute buffer ${chunked} with the head in chunks against ${re} without`);
   });
 
-  test('auto (a GPU\'s default): the plain graph where its plan fits, selective recomputation where only that fits', () => {
+  test('auto (a GPU\'s default): the plain graph where its plan fits, selective recomputation where only that fits, every layer where only that fits', () => {
     const none = computeBytes(honeTrain([...planArgs('auto-none'), '--dry-run'], undefined, { HONE_SELECTIVE_RECOMPUTE: '0' }));
     const selective = computeBytes(honeTrain([...planArgs('auto-selective'), '--dry-run'], undefined, { HONE_SELECTIVE_RECOMPUTE: '1' }));
     assert.ok(selective < 0.85 * none, `compute buffer ${selective} with selective recomputation against ${none} without`);
@@ -165,12 +165,23 @@ describe('activation recomputation', () => {
     // free memory holds the plain graph: auto plans it (and the backward reads no clones)
     const roomy = honeTrain([...planArgs('auto-roomy'), '--dry-run'], undefined, auto);
     assert.equal(computeBytes(roomy), none);
+    const mode = (r: RunResult) => r.events.find((x) => x.type === 'plan')!.memory as { mode: string; mode_reason: string };
+    assert.deepEqual(mode(roomy), { mode: 'plain', mode_reason: 'the plain graph fits' });
     assert.equal(nodes(join(dir, 'auto-roomy')), nodes(join(dir, 'auto-none')));
     // a limit between the two plans: the plain graph would be refused, auto trains with selective recomputation
     const limit = String(Math.round((none + selective) / 2));
     assert.notEqual(honeTrain([...planArgs('auto-off-limited'), '--memory-limit', limit], undefined, { HONE_SELECTIVE_RECOMPUTE: '0' }).code, 0);
     const tightPlan = honeTrain([...planArgs('auto-tight-plan'), '--dry-run', '--memory-limit', limit], undefined, auto);
     assert.equal(computeBytes(tightPlan), selective);
+    assert.equal(mode(tightPlan).mode, 'selective');
+    assert.match(mode(tightPlan).mode_reason, /^the plain graph does not fit \(CPU: [\d.]+ MiB planned, [\d.]+ MiB the limit\)$/);
+    // below the selective plan, above full recomputation's: auto recomputes every layer
+    const re = computeBytes(honeTrain([...planArgs('auto-re'), '--dry-run', '--recompute'], undefined, auto));
+    const lower = String(Math.round((selective + re) / 2));
+    const fullPlan = honeTrain([...planArgs('auto-full-plan'), '--dry-run', '--memory-limit', lower], undefined, auto);
+    assert.equal(computeBytes(fullPlan), re);
+    assert.equal(mode(fullPlan).mode, 'recompute');
+    assert.match(mode(fullPlan).mode_reason, /^neither the plain graph \(CPU: .*\) nor selective recomputation \(CPU: .*\) fits$/);
     assert.equal(nodes(join(dir, 'auto-tight-plan')), nodes(join(dir, 'auto-selective')));
     const tight = honeTrain([...planArgs('auto-tight'), '--memory-limit', limit], undefined, auto);
     assert.equal(tight.code, 0, tight.stderr);

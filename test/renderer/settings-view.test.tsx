@@ -95,6 +95,18 @@ describe('SettingsView', () => {
     expect(within(plan).getByRole('img').getAttribute('aria-label')).toMatch(/CPU: training allocates 11.0 MiB of 4.00 MiB available, which does not fit/);
   });
 
+  it('says which memory mode the plan chose and why', async () => {
+    const env = chosenEnv(['CUDA0', 'CPU']);
+    const ops = opsReport([node(0, { backend: 'CUDA0' })], ['CUDA0', 'CPU']);
+    ops.memory = { ...ops.memory, mode: 'selective', mode_reason: 'the plain graph does not fit (CUDA0: 23000.0 MiB planned, 20000.0 MiB free)' };
+    env.fake.answer('plan', planResult([pool({ pool: 'CUDA0' })], ops));
+    await planNow(env);
+    renderWith(env, <SettingsView />);
+    expect(screen.getByTestId('memory-mode').textContent).toBe(
+      'Memory mode: Selective recomputation (the plain graph does not fit (CUDA0: 23000.0 MiB planned, 20000.0 MiB free); the same gradients, a slower step)',
+    );
+  });
+
   it('shows the op placement with the fallbacks and their reasons', async () => {
     const env = chosenEnv(['CUDA0', 'CPU']);
     const reason = 'CUDA0: OUT_PROD with src0 q4_K not supported';

@@ -63,7 +63,10 @@ export const selectLatestSmoothedLoss = (s: AppState) => last(selectSmoothedLoss
 export const selectLatestEvalLoss = (s: AppState) => last(s.run.series.evalLoss);
 export const selectLatestLr = (s: AppState) => last(s.run.series.lr);
 export const selectTokensPerS = (s: AppState) => last(s.run.series.tokensPerS);
-export const selectRowFill = (s: AppState) => last(s.run.series.rowFill) ?? null;
+export const selectRowFill = (s: AppState): number | null => {
+  const fill = s.run.series.rowFill;
+  return fill.length ? fill[fill.length - 1] : null;
+};
 export const selectElapsedS = (s: AppState) => last(s.run.series.elapsedS);
 
 export function selectTotalSteps(s: AppState): number | null {

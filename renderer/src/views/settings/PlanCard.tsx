@@ -43,6 +43,7 @@ export function PlanCard() {
               </Notice>
             )}
             <PoolBars pools={data.pools} />
+            {ops?.memory.mode && <MemoryMode mode={ops.memory.mode} reason={ops.memory.mode_reason} />}
             {ops && (
               <div className="placement">
                 <p className="field-label">Op placement</p>
@@ -69,6 +70,18 @@ export function PlanCard() {
         )}
       </div>
     </Card>
+  );
+}
+
+const MODE_NAMES = { plain: 'Plain graph', selective: 'Selective recomputation', recompute: 'Every layer recomputed' } as const;
+
+/** Which memory mode the trainer chose (the cheapest that fits, on a GPU) and why. */
+function MemoryMode({ mode, reason }: { mode: keyof typeof MODE_NAMES; reason: string }) {
+  return (
+    <p className="small" data-testid="memory-mode">
+      <span className="field-label">Memory mode: </span>
+      {MODE_NAMES[mode]} <span className="muted">({reason}{mode === 'plain' ? '' : '; the same gradients, a slower step'})</span>
+    </p>
   );
 }
 
