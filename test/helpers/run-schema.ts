@@ -15,7 +15,7 @@ const config: Schema = {
   object: {
     model: str, data: { array: str }, out: str, evalData: { array: str }, evalSplit: num, evalEvery: int, rank: int, alpha: num, targets: str,
     lr: num, schedule: str, warmup: int, lrMin: num, weightDecay: num, maxGradNorm: num, steps: int, epochs: num, ctx: int, batch: int,
-    ubatch: int, seed: int, backend: str, gpuPrecision: str, threads: int, checkpointEvery: int, keepCheckpoints: int, memoryLimit: int,
+    ubatch: int, batchTokens: int, pack: bool, seed: int, backend: str, gpuPrecision: str, threads: int, checkpointEvery: int, keepCheckpoints: int, memoryLimit: int,
   },
   // the app's dataset options; hone-train's AdamW constants
   optional: { loss: str, ignoreWeights: bool, truncate: str, chatTemplate: str, profile: bool, recompute: bool, beta1: num, beta2: num, eps: num, flashAttn: bool },

@@ -165,7 +165,10 @@ describe('activation recomputation', () => {
     // free memory holds the plain graph: auto plans it (and the backward reads no clones)
     const roomy = honeTrain([...planArgs('auto-roomy'), '--dry-run'], undefined, auto);
     assert.equal(computeBytes(roomy), none);
-    const mode = (r: RunResult) => r.events.find((x) => x.type === 'plan')!.memory as { mode: string; mode_reason: string };
+    const mode = (r: RunResult) => {
+      const m = r.events.find((x) => x.type === 'plan')!.memory as { mode: string; mode_reason: string };
+      return { mode: m.mode, mode_reason: m.mode_reason };
+    };
     assert.deepEqual(mode(roomy), { mode: 'plain', mode_reason: 'the plain graph fits' });
     assert.equal(nodes(join(dir, 'auto-roomy')), nodes(join(dir, 'auto-none')));
     // a limit between the two plans: the plain graph would be refused, auto trains with selective recomputation

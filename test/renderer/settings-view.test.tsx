@@ -103,7 +103,7 @@ describe('SettingsView', () => {
     await planNow(env);
     renderWith(env, <SettingsView />);
     expect(screen.getByTestId('memory-mode').textContent).toBe(
-      'Memory mode: Selective recomputation (the plain graph does not fit (CUDA0: 23000.0 MiB planned, 20000.0 MiB free); the same gradients, a slower step)',
+      'Memory mode: Selective recomputation (the plain graph does not fit (CUDA0: 23000.0 MiB planned, 20000.0 MiB free); the same gradients)',
     );
   });
 

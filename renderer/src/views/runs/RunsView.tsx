@@ -36,7 +36,7 @@ export function RunsView() {
     {
       key: 'title',
       header: 'Run',
-      width: 'minmax(240px, 3fr)',
+      width: 'minmax(200px, 3fr)',
       render: (r) => (
         <span className="cell-stack">
           <button type="button" className="link-button" onClick={() => setOpenId(r.id)} aria-pressed={openId === r.id}>
@@ -47,11 +47,11 @@ export function RunsView() {
       ),
       title: (r) => r.id,
     },
-    { key: 'status', header: 'Status', width: '120px', render: (r) => <StatusBadge status={r.status} /> },
-    { key: 'steps', header: 'Steps', width: '110px', align: 'end', render: (r) => <span className="num">{`${formatCount(r.step)} / ${formatCount(r.nSteps)}`}</span> },
-    { key: 'loss', header: 'Loss', width: '90px', align: 'end', render: (r) => <span className="num">{formatLoss(r.lastLoss)}</span> },
-    { key: 'eval', header: 'Eval', width: '90px', align: 'end', render: (r) => <span className="num">{formatLoss(r.lastEvalLoss)}</span> },
-    { key: 'speed', header: 'Tokens / s', width: '110px', align: 'end', render: (r) => <RunSpeed run={r} /> },
+    { key: 'status', header: 'Status', width: '104px', render: (r) => <StatusBadge status={r.status} /> },
+    { key: 'steps', header: 'Steps', width: '100px', align: 'end', render: (r) => <span className="num">{`${formatCount(r.step)} / ${formatCount(r.nSteps)}`}</span> },
+    { key: 'loss', header: 'Loss', width: '80px', align: 'end', render: (r) => <span className="num">{formatLoss(r.lastLoss)}</span> },
+    { key: 'eval', header: 'Eval', width: '80px', align: 'end', render: (r) => <span className="num">{formatLoss(r.lastEvalLoss)}</span> },
+    { key: 'speed', header: 'Tokens / s', width: '96px', align: 'end', render: (r) => <RunSpeed run={r} /> },
     { key: 'created', header: 'Started', width: '160px', render: (r) => formatDate(r.createdAt) },
   ];
 

@@ -74,13 +74,14 @@ export function PlanCard() {
 }
 
 const MODE_NAMES = { plain: 'Plain graph', selective: 'Selective recomputation', recompute: 'Every layer recomputed' } as const;
+const MODE_COSTS = { plain: '', selective: '; the same gradients', recompute: '; the same gradients, about one more forward pass a step' } as const;
 
 /** Which memory mode the trainer chose (the cheapest that fits, on a GPU) and why. */
 function MemoryMode({ mode, reason }: { mode: keyof typeof MODE_NAMES; reason: string }) {
   return (
     <p className="small" data-testid="memory-mode">
       <span className="field-label">Memory mode: </span>
-      {MODE_NAMES[mode]} <span className="muted">({reason}{mode === 'plain' ? '' : '; the same gradients, a slower step'})</span>
+      {MODE_NAMES[mode]} <span className="muted">({reason}{MODE_COSTS[mode]})</span>
     </p>
   );
 }
