@@ -12,10 +12,8 @@ import json
 import time
 
 import torch
-from peft import LoraConfig, get_peft_model
-from transformers import AutoModelForCausalLM
 
-from bench_peft_shapes import SHAPES
+from bench_peft_shapes import SHAPES, lora_model
 from real_lengths import read
 
 ap = argparse.ArgumentParser()
@@ -28,13 +26,7 @@ ap.add_argument("--steps", type=int, default=4)
 ap.add_argument("--warmup", type=int, default=1)
 a = ap.parse_args()
 
-cls, kw = SHAPES[a.shape]
-config = cls(**kw, max_position_embeddings=max(4096, a.ctx))
-with torch.device("cuda"):
-    model = AutoModelForCausalLM.from_config(config, attn_implementation="sdpa").to(torch.bfloat16)
-model = get_peft_model(model, LoraConfig(r=8, lora_alpha=16, lora_dropout=0.0,
-                                         target_modules=["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]))
-opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-4)
+model, opt = lora_model(a.shape, a.ctx)
 fwd = torch.compile(model, dynamic=True) if a.mode == "compiled" else model
 data = [e for e in read(a.data)]
 for e in data:  # the rows Hone trains: at most ctx + 1 tokens

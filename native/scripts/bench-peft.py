@@ -8,10 +8,8 @@ import json
 import time
 
 import torch
-from peft import LoraConfig, get_peft_model
-from transformers import AutoModelForCausalLM
 
-from bench_peft_shapes import SHAPES
+from bench_peft_shapes import SHAPES, lora_model
 
 ap = argparse.ArgumentParser()
 ap.add_argument("shape", choices=SHAPES)
@@ -20,18 +18,13 @@ ap.add_argument("--steps", type=int, default=10)
 ap.add_argument("--ctx", type=int, default=2048)
 a = ap.parse_args()
 
-cls, kw = SHAPES[a.shape]
-config = cls(**kw, max_position_embeddings=max(4096, a.ctx))
-with torch.device("cuda"):
-    model = AutoModelForCausalLM.from_config(config, attn_implementation="sdpa").to(torch.bfloat16)
-model = get_peft_model(model, LoraConfig(r=8, lora_alpha=16, lora_dropout=0.0,
-                                         target_modules=["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]))
-opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-4)
+model, opt = lora_model(a.shape, a.ctx)
+vocab_size = model.config.vocab_size
 step_fn = model
 if a.compile:
     step_fn = torch.compile(model)
 
-ids = torch.randint(0, config.vocab_size, (1, a.ctx), device="cuda")
+ids = torch.randint(0, vocab_size, (1, a.ctx), device="cuda")
 
 
 def step():
