@@ -93,7 +93,7 @@ export async function trainJob(addon: HoneAddon, p: Requests['train']['payload']
     const renderer = createRenderer(model, cfg);
     disposers.unshift(() => renderer.dispose());
     emit({ type: 'phase', phase: 'render', message: 'rendering examples through the chat template' });
-    const data = await renderDataset(model, renderer, ds.report, ds.train, ds.eval, p.config.ctx, cfg.truncate, addon.textWindows, proposer(addon, model), defaultCtx(addon));
+    const data = await renderDataset(model, renderer, ds.report, ds.train, ds.eval, cfg.ctx, cfg.truncate, addon.textWindows, proposer(addon, model), defaultCtx(addon));
     emit({ type: 'tokens', stats: data.stats });
     // ctx 0 (auto): the context proposed for the data, the one config.json and the trainer get
     if (cfg.ctx !== data.stats.ctx) {

@@ -9,6 +9,7 @@
 #include "stop_signals.h"
 #include "train_config.h"
 #include "run_json.h"
+#include "text_data.h"
 #include "train_data.h"
 
 #include "hone.h"
@@ -196,8 +197,8 @@ static int dry_run_report(bool json, hone_trainer * trainer, const std::string &
 // windows of any context, so it gets the engine's default), capped at the model's training context.
 static int32_t auto_context(hone_model * model, const std::string & data_path) {
     const int32_t fallback = hone_train_default_params().n_ctx;
+    if (sniff_train_data(data_path) != DataKind::JSONL_TOKENS) return fallback; // text: never tokenized twice
     const TrainData probe = load_train_data(model, data_path, fallback);
-    if (probe.format != "jsonl-tokens") return fallback;
     std::vector<int32_t> lengths;
     for (const auto & s : probe.tokens) lengths.push_back((int32_t) s.size());
     hone_model_info info;
