@@ -178,6 +178,11 @@ SelectiveMode selective_recompute_mode(bool gpu) {
     return selective_recompute_mode(getenv("HONE_SELECTIVE_RECOMPUTE"), gpu);
 }
 
+bool selective_recompute_asked() {
+    const char * v = getenv("HONE_SELECTIVE_RECOMPUTE");
+    return v && *v;
+}
+
 int recompute_activations(ggml_context * ctx, ggml_cgraph * gb, int n_forward, const std::unordered_set<const ggml_tensor *> & keep) {
     Rewriter r{ ctx, {}, keep, {}, {}, {}, {} };
     for (int i = 0; i < n_forward; i++) r.forward.insert(gb->nodes[i]);

@@ -40,5 +40,7 @@ enum class SelectiveMode { OFF, ON, AUTO };
 SelectiveMode selective_recompute_mode(const char * env_value, bool gpu);
 // the same, from the environment
 SelectiveMode selective_recompute_mode(bool gpu);
+// Whether HONE_SELECTIVE_RECOMPUTE is set (the mode was asked for, not the backend's default).
+bool selective_recompute_asked();
 
 } // namespace hone

@@ -585,7 +585,7 @@ hone_status hone_trainer_init_test(hone_model * model, hone_adapter * adapter, c
         const SelectiveMode selective = p.recompute ? SelectiveMode::OFF : selective_recompute_mode(!is_cpu_backend(model->backends.primary));
         std::unique_ptr<hone_trainer> tr = plan_trainer(model, adapter, p, hooks, selective == SelectiveMode::ON);
         std::string mode = p.recompute ? "recompute" : selective == SelectiveMode::ON ? "selective" : "plain";
-        const bool env_set = getenv("HONE_SELECTIVE_RECOMPUTE") && *getenv("HONE_SELECTIVE_RECOMPUTE");
+        const bool env_set = selective_recompute_asked();
         std::string reason = p.recompute ? "asked for"
                            : selective == SelectiveMode::ON ? (env_set ? "asked for (HONE_SELECTIVE_RECOMPUTE)" : "the CPU's default")
                            : selective == SelectiveMode::OFF && env_set ? "asked for (HONE_SELECTIVE_RECOMPUTE=0)" : "the plain graph fits";
