@@ -15,6 +15,7 @@ import { normaliseShareGpt } from './formats/sharegpt.ts';
 import { normaliseText } from './formats/text.ts';
 import type { FormatContext, Normaliser } from './formats/types.ts';
 import { readJsonArray } from './json-array.ts';
+import { nestedDeeperThan, tooDeepMessage } from './json-depth.ts';
 import { readLines } from './line-reader.ts';
 import type { ResolvedOptions } from './options.ts';
 import { RecordIssues } from './problems.ts';
@@ -90,6 +91,10 @@ function jsonRecord(text: string, invalidUtf8: boolean, normalise: Normaliser, i
     value = JSON.parse(text);
   } catch (err) {
     issues.error('bad_json', '', `not valid JSON: ${(err as Error).message}`);
+    return { record: true, example: null, problems: issues.list };
+  }
+  if (nestedDeeperThan(value)) {
+    issues.error('bad_json', '', tooDeepMessage('the record'));
     return { record: true, example: null, problems: issues.list };
   }
   const example = normalise(value, issues, ctx);

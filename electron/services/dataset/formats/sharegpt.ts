@@ -7,6 +7,7 @@
  * an array or a JSON string holding one.
  */
 import type { ChatExample, ChatMessage } from '../example.ts';
+import { nestedDeeperThan, tooDeepMessage } from '../json-depth.ts';
 import { isPlainObject, typeName, type RecordIssues } from '../problems.ts';
 import { checkConversation, type MessagePaths } from '../validate-chat.ts';
 import { functionCall, toolList } from './tool-calls.ts';
@@ -110,6 +111,10 @@ function readTurn(turn: unknown, at: string, issues: RecordIssues): ChatMessage 
     parsed = JSON.parse(value);
   } catch {
     issues.error('bad_json', `${at}.value`, 'function_call value is not valid JSON');
+    return null;
+  }
+  if (nestedDeeperThan(parsed)) {
+    issues.error('bad_json', `${at}.value`, tooDeepMessage('the function_call value'));
     return null;
   }
   const list = Array.isArray(parsed) ? parsed : [parsed];

@@ -1,4 +1,5 @@
 import type { ToolCall } from '../example.ts';
+import { nestedDeeperThan, tooDeepMessage } from '../json-depth.ts';
 import { isPlainObject, typeName, type RecordIssues } from '../problems.ts';
 
 /** Tool-call arguments as JSON text; objects are serialised, strings must hold JSON. */
@@ -50,6 +51,10 @@ export function toolList(value: unknown, field: string, issues: RecordIssues): u
       list = JSON.parse(value);
     } catch {
       issues.error('bad_json', field, 'tools is a string but not valid JSON');
+      return undefined;
+    }
+    if (nestedDeeperThan(list)) {
+      issues.error('bad_json', field, tooDeepMessage('the tools string'));
       return undefined;
     }
   }
