@@ -67,6 +67,9 @@ export interface OpsReport {
     /** The memory mode the trainer chose (the cheapest whose plan fits, on a GPU), and why. */
     mode: 'plain' | 'selective' | 'recompute';
     mode_reason: string;
+    /** The rows a micro-batch holds, and why: asked for, or the trainer's automatic choice. */
+    ubatch: number;
+    ubatch_reason: string;
     compute_buffer: Record<string, number>;
     graph_tensor_bytes_before_reuse: Record<string, number>;
   };

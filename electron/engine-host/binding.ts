@@ -58,7 +58,10 @@ export interface NativeAdapter {
 export interface TrainerParams {
   nCtx?: number;
   nBatch?: number;
+  /** Rows a micro-batch holds; 0 (the default): automatic, the most up to nStepRows whose plan fits. */
   nUbatch?: number;
+  /** The most rows a step fills (stepRows): the automatic micro-batch's bound; 0: nBatch. */
+  nStepRows?: number;
   nSteps?: number;
   nEpochs?: number;
   lr?: number;
@@ -175,6 +178,8 @@ export interface HoneAddon {
   packingHelps(lengths: Int32Array, ctx: number): boolean;
   /** hone_suggest_context: the context holding 99% of sequences of these token counts whole, a multiple of 64, at most `cap`. */
   suggestContext(lengths: Int32Array, cap: number): number;
+  /** hone_step_rows: the most rows a step of these sequences (token counts) fills, as these params take them. */
+  stepRows(lengths: Int32Array, params: Pick<TrainerParams, 'nCtx' | 'nBatch' | 'nBatchTokens' | 'seed' | 'pack'>): number;
   napiVersion: number;
 }
 

@@ -6,11 +6,12 @@ import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EngineEvent, InspectResult, Requests, TrainConfig, TrainResult } from '../common/engine-api.ts';
 import { HoneError, toPlain } from '../common/errors.ts';
-import { checkpointsDir } from '../services/runs/checkpoints.ts';
+import { checkpointsDir, lastStepOf } from '../services/runs/checkpoints.ts';
 import type { HoneAddon, NativeEvent, NativeModel, NativeTrainer } from './binding.ts';
 import { createRenderer, renderDataset, scanOrFail } from './render-dataset.ts';
 import { runJson } from './run-json.ts';
 import { readCapabilities } from './capabilities.ts';
+import { microBatchParams } from './micro-batch.ts';
 import { adapterParams, trainerParams } from './trainer-params.ts';
 
 export type Emit = (e: EngineEvent) => void;
@@ -108,8 +109,10 @@ export async function trainJob(addon: HoneAddon, p: Requests['train']['payload']
     const adapter = addon.Adapter.create(model, adapterParams(cfg));
     disposers.unshift(() => adapter.dispose());
     // packed where two examples fit in a row (text windows fill theirs and keep exactly causal attention)
-    const pack = cfg.pack === true && addon.packingHelps(Int32Array.from(data.train, (s) => s.tokens.length), cfg.ctx);
-    const trainer = await addon.Trainer.create(model, adapter, trainerParams(cfg, { checkpointDir: checkpointsDir(cfg.out), runConfig: JSON.stringify(cfg), pack }));
+    const lengths = Int32Array.from(data.train, (s) => s.tokens.length);
+    const pack = cfg.pack === true && addon.packingHelps(lengths, cfg.ctx);
+    const microBatch = microBatchParams(addon, cfg, lengths, pack, p.resume ?? undefined);
+    const trainer = await addon.Trainer.create(model, adapter, trainerParams(cfg, { checkpointDir: checkpointsDir(cfg.out), runConfig: JSON.stringify(cfg), pack, ...microBatch }));
     disposers.unshift(() => trainer.dispose());
     // ops.json as scheduled, before the first step; rewritten with the measured memory (and
     // per-op times when profiled) when training ends
@@ -137,7 +140,8 @@ export async function trainJob(addon: HoneAddon, p: Requests['train']['payload']
       else emit(e);
     });
     control.trainer = null;
-    const l = last as { loss: number; step: number; tokens: number; positions: number; elapsedS: number } | null;
+    // resumed from its last step, the run trained none here: its last step is the checkpoint's
+    const l = (last as { loss: number; step: number; tokens: number; positions: number; elapsedS: number } | null) ?? (p.resume ? await lastStepOf(p.resume).catch(() => null) : null);
     if (res.stopped) {
       // a stop whose checkpoint failed keeps the state in memory until told to retry or discard
       while (failedCheckpoint) {

@@ -32,11 +32,12 @@ export function runJson(r: RunJsonInput) {
     schema: 'hone.run/1',
     writer: 'hone',
     status: r.status,
-    // as it ran: alpha 0 means 2 * rank, ubatch 0 the batch; with a step count, epochs play no part
+    // as it ran: alpha 0 means 2 * rank, ubatch 0 the trainer's automatic choice; with a step
+    // count, epochs play no part
     config: {
       ...r.config,
       alpha: r.config.alpha || 2 * r.config.rank,
-      ubatch: r.config.ubatch || r.config.batch,
+      ubatch: (r.memory as { ubatch?: number } | null)?.ubatch || r.config.ubatch || r.config.batch,
       epochs: r.config.steps > 0 ? 0 : r.config.epochs,
     },
     resumedFrom: r.resumedFrom,

@@ -9,9 +9,9 @@ export function adapterParams(cfg: TrainConfig) {
   return { rank: cfg.rank, alpha: cfg.alpha || 2 * cfg.rank, targets: cfg.targets, seed: cfg.seed };
 }
 
-export function trainerParams(cfg: TrainConfig, extra: Pick<TrainerParams, 'checkpointDir' | 'runConfig' | 'dryRun' | 'pack'> = {}): TrainerParams {
+export function trainerParams(cfg: TrainConfig, extra: Pick<TrainerParams, 'checkpointDir' | 'runConfig' | 'dryRun' | 'pack' | 'nStepRows' | 'nUbatch'> = {}): TrainerParams {
   return {
-    nCtx: cfg.ctx, nBatch: cfg.batch, nUbatch: cfg.ubatch || cfg.batch, nSteps: cfg.steps, nEpochs: cfg.steps > 0 ? 0 : cfg.epochs,
+    nCtx: cfg.ctx, nBatch: cfg.batch, nUbatch: cfg.ubatch, // 0: automatic nSteps: cfg.steps, nEpochs: cfg.steps > 0 ? 0 : cfg.epochs,
     lr: cfg.lr, lrSchedule: cfg.schedule, warmupSteps: cfg.warmup, lrMin: cfg.lrMin, weightDecay: cfg.weightDecay,
     maxGradNorm: cfg.maxGradNorm, seed: cfg.seed, evalEvery: cfg.evalEvery, checkpointEvery: cfg.checkpointEvery,
     keepCheckpoints: cfg.keepCheckpoints, memoryLimit: cfg.memoryLimit, profile: cfg.profile, recompute: cfg.recompute,

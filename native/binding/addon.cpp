@@ -51,6 +51,25 @@ static Napi::Value SuggestContext(const Napi::CallbackInfo & info) {
     return Napi::Number::New(env, hone_suggest_context(lengths.Data(), (int32_t) lengths.ElementLength(), info[1].As<Napi::Number>().Int32Value()));
 }
 
+// stepRows(lengths, {nCtx, nBatch, nBatchTokens, seed, pack}): hone_step_rows, the most rows a step of
+// these sequences (token counts) fills, the bound of the automatic micro-batch.
+static Napi::Value StepRows(const Napi::CallbackInfo & info) {
+    Napi::Env env = info.Env();
+    HN_THROW_IF(env, info.Length() < 2 || !info[0].IsTypedArray() || info[0].As<Napi::TypedArray>().TypedArrayType() != napi_int32_array ||
+                !info[1].IsObject(), "invalid_argument", "stepRows(lengths, params) needs an Int32Array and an object");
+    const Napi::Int32Array lengths = info[0].As<Napi::Int32Array>();
+    const Napi::Object o = info[1].As<Napi::Object>();
+    auto num = [&](const char * k, double d) { return o.Has(k) && o.Get(k).IsNumber() ? o.Get(k).As<Napi::Number>().DoubleValue() : d; };
+    hone_train_params p = hone_train_default_params();
+    p.n_ctx = (int32_t) num("nCtx", p.n_ctx);
+    p.n_batch = (int32_t) num("nBatch", p.n_batch);
+    p.n_batch_tokens = (int32_t) num("nBatchTokens", p.n_batch_tokens);
+    p.seed = (uint64_t) num("seed", (double) p.seed);
+    p.pack = o.Has("pack") && o.Get("pack").IsBoolean() ? o.Get("pack").As<Napi::Boolean>().Value() : p.pack;
+    HN_THROW_IF(env, p.n_ctx < 1 || (p.n_batch < 1 && p.n_batch_tokens < 1), "invalid_argument", "stepRows: nCtx and nBatch (or nBatchTokens) must be >= 1");
+    return Napi::Number::New(env, hone_step_rows(lengths.Data(), (int32_t) lengths.ElementLength(), &p));
+}
+
 static Napi::Object InitAddon(Napi::Env env, Napi::Object exports) {
     auto * data = new AddonData();
     env.SetInstanceData(data); // freed with the environment
@@ -64,6 +83,7 @@ static Napi::Object InitAddon(Napi::Env env, Napi::Object exports) {
     exports.Set("textWindows", Napi::Function::New(env, TextWindows, "textWindows"));
     exports.Set("packingHelps", Napi::Function::New(env, PackingHelps, "packingHelps"));
     exports.Set("suggestContext", Napi::Function::New(env, SuggestContext, "suggestContext"));
+    exports.Set("stepRows", Napi::Function::New(env, StepRows, "stepRows"));
     exports.Set("napiVersion", Napi::Number::New(env, NAPI_VERSION));
     return exports;
 }

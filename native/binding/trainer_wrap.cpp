@@ -345,7 +345,8 @@ Napi::Value TrainerWrap::Create(const Napi::CallbackInfo & info) {
     p.n_ctx = (int32_t) get_number(o, "nCtx", p.n_ctx);
     p.n_batch = (int32_t) get_number(o, "nBatch", p.n_batch);
     p.n_batch_tokens = (int32_t) get_number(o, "nBatchTokens", p.n_batch_tokens);
-    p.n_ubatch = (int32_t) get_number(o, "nUbatch", std::min<double>(p.n_batch, p.n_ubatch > 0 ? p.n_batch : 1));
+    p.n_ubatch = (int32_t) get_number(o, "nUbatch", 0); // 0: automatic
+    p.n_step_rows = (int32_t) get_number(o, "nStepRows", p.n_step_rows);
     p.n_steps = (int32_t) get_number(o, "nSteps", p.n_steps);
     p.n_epochs = (int32_t) get_number(o, "nEpochs", p.n_steps > 0 ? 0 : p.n_epochs);
     p.lr = (float) get_number(o, "lr", p.lr);

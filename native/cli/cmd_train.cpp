@@ -153,6 +153,9 @@ void print_plan(const Config & memory) {
         line += p["limit_bytes"].get<long long>() > 0 ? "; " + mib(p["limit_bytes"].get<long long>()) + " available" : "; free memory unknown";
         fprintf(stderr, "%s%s\n", line.c_str(), p["fits"].get<bool>() ? "" : "  DOES NOT FIT");
     }
+    if (memory.contains("ubatch") && memory["ubatch_reason"] != "asked for") {
+        fprintf(stderr, "micro-batch: %lld row(s) (%s)\n", memory["ubatch"].get<long long>(), memory["ubatch_reason"].get<std::string>().c_str());
+    }
     if (memory.contains("mode") && memory["mode"] != "plain") {
         fprintf(stderr, "memory mode: %s (%s)\n", memory["mode"].get<std::string>() == "recompute" ? "every layer recomputed" : "selective recomputation",
                 memory["mode_reason"].get<std::string>().c_str());
@@ -294,6 +297,7 @@ int cmd_train(int argc, char ** argv) {
     std::vector<int32_t> lengths;
     for (const auto & s : data.tokens) lengths.push_back((int32_t) s.size());
     tp.pack = tp.pack && hone_packing_helps(lengths.data(), (int32_t) lengths.size(), tp.n_ctx);
+    if (tp.n_ubatch == 0) tp.n_step_rows = hone_step_rows(lengths.data(), (int32_t) lengths.size(), &tp); // the automatic micro-batch's bound
 
     hone_adapter * adapter = nullptr;
     if (hone_adapter_init(model, &ap, &adapter, &err) != HONE_OK) return report_error(json, status_code(err.code), err.message);

@@ -13,7 +13,7 @@
 static const char * USAGE =
     "usage:\n"
     "  hone-train --model M.gguf --data D --out DIR [--rank 8 --alpha 16 --targets attn_q,... --lr 1e-4\n"
-    "             --steps N | --epochs N --ctx 256|auto --batch 1 --ubatch 1 --seed 42 --backend auto|cpu|cuda|metal\n"
+    "             --steps N | --epochs N --ctx 256|auto --batch 1 --ubatch auto --seed 42 --backend auto|cpu|cuda|metal\n"
     "             --threads N --weight-decay 0 --schedule constant|linear|cosine --warmup 0 --lr-min 0\n"
     "             --max-grad-norm 1 (0: off) --eval-data FILE | --eval-split 0.1 --eval-every K\n"
     "             --checkpoint-every K --keep-checkpoints 3 --gpu-precision bf16|f32 --json]\n"

@@ -37,6 +37,7 @@ std::string key_of(const char * option) {
 
 Config value_of(const Args & a, const Spec & s) {
     if (std::string(s.name) == "ctx" && a.str(s.name) == "auto") return 0; // proposed from the data (cmd_train)
+    if (std::string(s.name) == "ubatch" && a.str(s.name) == "auto") return 0; // the trainer's choice
     switch (s.kind) {
         case INT: return a.integer(s.name, 0);
         case NUM: return a.number(s.name, 0.0);
@@ -66,10 +67,9 @@ void fill_defaults(Config & c) {
     if (!c.contains("eval_data")) c["eval_data"] = "";
     if (c["alpha"].get<double>() == 0.0) c["alpha"] = 2.0 * c["rank"].get<double>(); // 0: 2 * rank
     if (!epochs_given && c["steps"].get<int64_t>() > 0) c["epochs"] = 0; // steps decide
-    if (c["ubatch"].get<int64_t>() == 0) c["ubatch"] = c["batch"]; // 0: no accumulation
 }
 
-Config read_checkpoint_config(const std::string & dir) {
+Config read_checkpoint_state(const std::string & dir) {
     const fs::path p = fs::path(dir) / "state.json";
     std::ifstream f(p, std::ios::binary);
     if (!f) {
@@ -82,7 +82,7 @@ Config read_checkpoint_config(const std::string & dir) {
     if (!s.is_object() || !s.contains("config") || !s["config"].is_object()) {
         throw std::runtime_error(p.string() + ": not a Hone checkpoint state file (no \"config\" object)");
     }
-    return s["config"];
+    return s;
 }
 
 } // namespace
@@ -104,7 +104,8 @@ Config resolve_config(const Args & a) {
 }
 
 Config resolve_resumed_config(const Args & a, const std::string & dir) {
-    Config saved = read_checkpoint_config(dir);
+    const Config state = read_checkpoint_state(dir);
+    Config saved = state["config"];
     if (!saved.contains("pack")) saved["pack"] = false; // trained before packing existed: one sequence per row
     Config c = saved;
     std::string problems;
@@ -125,6 +126,9 @@ Config resolve_resumed_config(const Args & a, const std::string & dir) {
                                  "\n  (leave them out to use the checkpoint's)");
     }
     fill_defaults(c);
+    // an automatic micro-batch resumes at the size the checkpoint was trained with, so the run goes on exactly
+    const Config & tp = state.contains("train_params") ? state["train_params"] : Config::object();
+    if (c["ubatch"].get<int64_t>() == 0 && tp.contains("n_ubatch") && tp["n_ubatch"].is_number_integer()) c["ubatch"] = tp["n_ubatch"];
     return c;
 }
 

@@ -63,6 +63,20 @@ std::vector<std::vector<int32_t>> pack_rows(const std::vector<int32_t> & lengths
     return rows;
 }
 
+std::vector<int32_t> micro_batch_candidates(int32_t rows, int32_t n_batch, bool divisors) {
+    std::vector<int32_t> out;
+    if (divisors) {
+        for (int32_t b = std::max(1, n_batch); b >= 1; b--) if (n_batch % b == 0) out.push_back(b);
+        return out;
+    }
+    rows = std::max(1, rows);
+    for (int32_t k = 1; k <= rows; k++) {
+        const int32_t b = (rows + k - 1) / k;
+        if (out.empty() || b < out.back()) out.push_back(b);
+    }
+    return out;
+}
+
 uint64_t splitmix64(uint64_t & state) {
     uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
@@ -130,6 +144,25 @@ extern "C" bool hone_packing_helps(const int32_t * lengths, int32_t n, int32_t n
         else if (len < b) b = len;
     }
     return n >= 2 && (int64_t) a + b <= n_ctx;
+}
+
+extern "C" int32_t hone_step_rows(const int32_t * lengths, int32_t n, const hone_train_params * p) {
+    if (!lengths || !p || n <= 0 || p->n_ctx < 1) return 0;
+    std::vector<int32_t> real(n); // a row holds min(n, n_ctx) input positions of a sequence
+    for (int32_t i = 0; i < n; i++) real[i] = std::max(0, std::min(lengths[i], p->n_ctx));
+    hone::StepPlan plan(real, std::max(1, p->n_batch), p->n_batch_tokens, p->seed, 0);
+    int32_t most = 0;
+    for (int64_t s = 0; s < 256 && plan.start(s) < n; s++) {
+        const std::vector<int32_t> seqs = plan.take(s);
+        int32_t rows = (int32_t) seqs.size();
+        if (p->pack) {
+            std::vector<int32_t> step;
+            for (int32_t i : seqs) step.push_back(real[i]);
+            rows = (int32_t) hone::pack_rows(step, p->n_ctx).size();
+        }
+        most = std::max(most, rows);
+    }
+    return most;
 }
 
 extern "C" int32_t hone_suggest_context(const int32_t * lengths, int32_t n, int32_t cap) {

@@ -70,6 +70,12 @@ class StepPlan {
     std::vector<int64_t> starts_; // budget steps: where each planned step starts, and the end
 };
 
+// The micro-batch sizes the automatic choice tries, largest first. Unpacked steps of n_batch
+// sequences (`divisors`): the divisors of n_batch, so every micro-batch is full. Otherwise, for
+// steps of at most `rows` rows: ceil(rows / k) for k = 1, 2, ..., the sizes that split such a
+// step into k micro-batches with the fewest empty rows.
+std::vector<int32_t> micro_batch_candidates(int32_t rows, int32_t n_batch, bool divisors);
+
 // SplitMix64: a small, fully specified generator.
 uint64_t splitmix64(uint64_t & state);
 

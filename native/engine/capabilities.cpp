@@ -74,7 +74,7 @@ std::string defaults_json() {
         .integer("ctx", tp.n_ctx)
         .integer("batch", tp.n_batch)
         .integer("batch_tokens", tp.n_batch_tokens)
-        .integer("ubatch", 0) // 0: batch (no accumulation)
+        .integer("ubatch", 0) // 0: automatic (the most rows a step fills whose plan fits)
         .integer("seed", (long long) tp.seed)
         .str("backend", "auto")
         .str("gpu_precision", "bf16")

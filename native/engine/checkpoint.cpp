@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -355,7 +356,10 @@ void load_checkpoint(const CheckpointState & st, const std::string & dir_s) {
             fail(HONE_E_INVALID_ARG, "%s: this checkpoint was written with other settings (a resumed run keeps them):%s", dir_s.c_str(), problems.c_str());
         }
         const RunPosition pos = decode_position(s);
-        const int n_micro = st.params.n_batch / st.params.n_ubatch;
+        // the most micro-batches a step can have: packed rows are at most its sequences; a token
+        // budget's step has as many rows as sequences fit
+        const hone_train_params & tp = st.params;
+        const int n_micro = tp.n_batch_tokens > 0 ? INT32_MAX : (tp.n_batch + tp.n_ubatch - 1) / tp.n_ubatch;
         if (pos.step < 0 || pos.micro < 0 || pos.micro >= n_micro) fail(HONE_E_FORMAT, "%s: position step %lld, micro-batch %d is invalid", dir_s.c_str(), (long long) pos.step, pos.micro);
         const DataIdentity id = decode_data(s);
         const int64_t updates = decode_updates(s);

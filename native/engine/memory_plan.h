@@ -50,6 +50,9 @@ struct MemoryPlan {
     // The memory mode the trainer chose: "plain", "selective" or "recompute" (recomputation of
     // every layer), and why (asked for, or the cheaper modes' plans did not fit)
     std::string mode = "plain", mode_reason = "the plain graph fits";
+    // The micro-batch (rows a micro-batch holds) and why: asked for, or the automatic choice
+    int ubatch = 0;
+    std::string ubatch_reason = "asked for";
 };
 
 // What the plan measures: the buffers as allocated, the scheduler that will run the training

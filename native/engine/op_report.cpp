@@ -318,7 +318,7 @@ std::string op_report_json(const OpReportInput & in) {
     for (auto & [k, v] : kinds) kinds_json.integer(k.c_str(), v);
     const std::string memory = JsonObject().raw("items", memory_items_json(*in.memory)).raw("backends", memory_backends_json(*in.memory))
         .integer("limit_bytes", (long long) in.memory->limit).integer("kv_cache_bytes", 0).str("mode", in.memory->mode)
-        .str("mode_reason", in.memory->mode_reason).raw("compute_buffer", compute.dump())
+        .str("mode_reason", in.memory->mode_reason).integer("ubatch", in.memory->ubatch).str("ubatch_reason", in.memory->ubatch_reason).raw("compute_buffer", compute.dump())
         .raw("graph_tensor_bytes_before_reuse", kinds_json.dump()).dump();
 
     std::string profile = "null";

@@ -517,6 +517,49 @@ static std::unique_ptr<hone_trainer> plan_trainer(hone_model * model, hone_adapt
     return tr;
 }
 
+// The micro-batch: the asked size, or (n_ubatch 0) the most rows a step fills whose plan fits in
+// the given mode, found by bisection over micro_batch_candidates (a plan's size grows with the
+// rows). Returns the planned trainer of the size chosen and why it was chosen.
+struct MicroBatchChoice {
+    std::unique_ptr<hone_trainer> trainer;
+    std::string reason;
+};
+static MicroBatchChoice choose_micro_batch(hone_model * model, hone_adapter * adapter, const hone_train_params & p,
+                                           const hone_train_test_hooks * hooks, bool selective) {
+    if (p.n_ubatch > 0) return { plan_trainer(model, adapter, p, hooks, selective), "asked for" };
+    const bool fixed = p.n_batch_tokens == 0 && !p.pack; // unpacked steps of n_batch sequences
+    const int32_t rows = fixed || p.n_step_rows == 0 ? p.n_batch : p.n_step_rows;
+    const std::vector<int32_t> sizes = micro_batch_candidates(rows, p.n_batch, fixed);
+    auto plan_at = [&](int32_t b) {
+        hone_train_params q = p;
+        q.n_ubatch = b;
+        return plan_trainer(model, adapter, q, hooks, selective);
+    };
+    const std::string step = fixed ? strfmt("a step's %d sequences", rows) : strfmt("the %d rows a step fills at most", rows);
+    // sizes[lo] does not fit (or lo == -1), sizes[hi] does (or hi == size): bisect between them
+    int lo = -1, hi = (int) sizes.size();
+    std::unique_ptr<hone_trainer> best;
+    std::string overflow; // the plan of the next larger size, which does not fit
+    while (hi - lo > 1) {
+        const int mid = (lo + hi) / 2;
+        best.reset(); // each plan reads the free memory with no other plan's buffers held
+        std::unique_ptr<hone_trainer> tr = plan_at(sizes[mid]);
+        if (plan_fits(tr->memory)) {
+            hi = mid;
+            best = std::move(tr);
+        } else {
+            lo = mid;
+            overflow = strfmt("%d: %s", sizes[mid], plan_overflow(tr->memory).c_str());
+        }
+    }
+    const bool none = hi == (int) sizes.size();
+    const int32_t chosen = sizes[none ? sizes.size() - 1 : hi];
+    if (!best || best->B != chosen) best = plan_at(chosen);
+    if (hi == 0) return { std::move(best), "automatic: " + step + " in one micro-batch" };
+    if (!none) return { std::move(best), "automatic: the most of " + step + " whose plan fits (" + overflow + ")" };
+    return { std::move(best), "automatic: not even 1 row fits (" + overflow + ")" };
+}
+
 extern "C" {
 
 hone_train_params hone_train_default_params(void) {
@@ -547,6 +590,7 @@ hone_train_params hone_train_default_params(void) {
     p.memory_limit = 0;
     p.recompute = false;
     p.pack = true;
+    p.n_step_rows = 0;
     return p;
 }
 
@@ -562,8 +606,11 @@ hone_status hone_trainer_init_test(hone_model * model, hone_adapter * adapter, c
         HONE_CHECK_ARG(adapter->model == model, "the adapter belongs to another model");
         const hone_train_params & p = *params;
         HONE_CHECK_ARG(p.n_ctx >= 2, "context length must be at least 2 (got %d)", p.n_ctx);
-        HONE_CHECK_ARG(p.n_ubatch >= 1 && (p.n_batch_tokens > 0 || (p.n_batch >= p.n_ubatch && p.n_batch % p.n_ubatch == 0)),
+        // packed or token-budget steps fill a varying number of rows: any micro-batch size splits them
+        HONE_CHECK_ARG(p.n_ubatch >= 0 && (p.n_ubatch == 0 || p.n_batch_tokens > 0 || p.pack || (p.n_batch >= p.n_ubatch && p.n_batch % p.n_ubatch == 0)),
                        "batch (%d) must be a positive multiple of the micro-batch (%d)", p.n_batch, p.n_ubatch);
+        HONE_CHECK_ARG(p.n_batch >= 1 || p.n_batch_tokens > 0, "batch must be at least 1 sequence (got %d)", p.n_batch);
+        HONE_CHECK_ARG(p.n_step_rows >= 0, "the rows a step fills must be >= 0 (0: the batch; got %d)", p.n_step_rows);
         HONE_CHECK_ARG(p.n_steps > 0 || p.n_epochs > 0, "give a number of steps or epochs");
         HONE_CHECK_ARG(p.n_batch_tokens >= 0, "the token budget of a step must be >= 0 (0: n_batch sequences a step; got %d)", p.n_batch_tokens);
         HONE_CHECK_ARG(p.lr > 0.0f, "learning rate must be positive (got %g)", p.lr);
@@ -583,7 +630,9 @@ hone_status hone_trainer_init_test(hone_model * model, hone_adapter * adapter, c
         // fit: the plain graph is planned first and, if it does not fit, dropped before the other
         // is built (its buffers freed, so the second plan reads the same free memory).
         const SelectiveMode selective = p.recompute ? SelectiveMode::OFF : selective_recompute_mode(!is_cpu_backend(model->backends.primary));
-        std::unique_ptr<hone_trainer> tr = plan_trainer(model, adapter, p, hooks, selective == SelectiveMode::ON);
+        MicroBatchChoice mb = choose_micro_batch(model, adapter, p, hooks, selective == SelectiveMode::ON);
+        std::unique_ptr<hone_trainer> tr = std::move(mb.trainer);
+        hone_train_params q = tr->p; // the micro-batch resolved
         std::string mode = p.recompute ? "recompute" : selective == SelectiveMode::ON ? "selective" : "plain";
         const bool env_set = selective_recompute_asked();
         std::string reason = p.recompute ? "asked for"
@@ -593,12 +642,12 @@ hone_status hone_trainer_init_test(hone_model * model, hone_adapter * adapter, c
         if (selective == SelectiveMode::AUTO && !plan_fits(tr->memory)) {
             const std::string plain = plan_overflow(tr->memory);
             tr.reset();
-            tr = plan_trainer(model, adapter, p, hooks, true);
+            tr = plan_trainer(model, adapter, q, hooks, true);
             mode = "selective";
             reason = "the plain graph does not fit (" + plain + ")";
             if (!plan_fits(tr->memory)) {
                 const std::string sel = plan_overflow(tr->memory);
-                hone_train_params full = p;
+                hone_train_params full = q;
                 full.recompute = true; // the same gradients, about one more forward pass of time
                 tr.reset();
                 tr = plan_trainer(model, adapter, full, hooks, false);
@@ -606,6 +655,8 @@ hone_status hone_trainer_init_test(hone_model * model, hone_adapter * adapter, c
                 reason = "neither the plain graph (" + plain + ") nor selective recomputation (" + sel + ") fits";
             }
         }
+        tr->memory.ubatch = q.n_ubatch;
+        tr->memory.ubatch_reason = mb.reason;
         tr->memory.mode = mode;
         tr->memory.mode_reason = reason;
         if (!p.dry_run) {

@@ -47,7 +47,7 @@ hone_status hone_trainer_memory_report(hone_trainer * tr, char ** json, hone_err
         HONE_CHECK_ARG(tr && json, "trainer and output are required");
         const std::string s = JsonObject().raw("items", memory_items_json(tr->memory)).raw("backends", memory_backends_json(tr->memory))
             .integer("limit_bytes", (long long) tr->memory.limit).integer("kv_cache_bytes", 0).str("mode", tr->memory.mode)
-            .str("mode_reason", tr->memory.mode_reason).dump();
+            .str("mode_reason", tr->memory.mode_reason).integer("ubatch", tr->memory.ubatch).str("ubatch_reason", tr->memory.ubatch_reason).dump();
         *json = (char *) malloc(s.size() + 1);
         if (!*json) throw std::bad_alloc();
         memcpy(*json, s.c_str(), s.size() + 1);

@@ -165,7 +165,9 @@ typedef struct {
     int32_t n_batch;        // sequences per optimizer step (unless n_batch_tokens is set)
     int32_t n_batch_tokens; // > 0: a step takes sequences in data order while their real tokens (min(n, n_ctx)
                             // each) fit in this budget, at least one; epochs still count sequences. 0: n_batch
-    int32_t n_ubatch;       // sequences per micro-batch (n_batch must be a multiple)
+    int32_t n_ubatch;       // rows per micro-batch (unpacked: sequences; n_batch must be a multiple); 0: automatic, the
+                            // most rows, up to n_step_rows, whose memory plan fits (hone_trainer_memory_report's
+                            // "ubatch" and "ubatch_reason" say which and why)
     int32_t n_steps;        // optimizer steps; 0: use n_epochs
     int32_t n_epochs;       // passes over the data when n_steps == 0
     float   lr;             // peak AdamW learning rate
@@ -198,9 +200,17 @@ typedef struct {
                             // step processes fewer padding positions. Same loss and gradients as unpacked, up to
                             // the order of sums. Off for architectures that carry state along the sequence
                             // (delta-net layers): hone_trainer_packs says which it is.
+    int32_t n_step_rows;    // the most rows a step fills (hone_step_rows), the bound of the automatic micro-batch;
+                            // 0: n_batch (unpacked steps of n_batch sequences)
 } hone_train_params;
 
 hone_train_params hone_train_default_params(void);
+
+// The most rows a step fills over the first epoch's steps (at most 256 of them) of sequences of
+// these token counts, as `p` takes them (n_ctx, n_batch or n_batch_tokens, seed, and pack: the
+// caller's resolved choice): the bound hone_train_params.n_step_rows of the automatic micro-batch.
+// 0 when there are no sequences.
+int32_t hone_step_rows(const int32_t * lengths, int32_t n, const hone_train_params * p);
 
 typedef struct {
     int32_t step;          // optimizer step just finished, 1-based

@@ -246,6 +246,34 @@ void packing_cases() {
         const int32_t long_ones[] = { 5000, 5000 };
         CHECK(!hone_packing_helps(long_ones, 2, 1024), "sequences longer than the row take one each");
     });
+    run_case("micro-batch sizes: divisors of the batch unpacked; equal splits of a step's rows packed", [] {
+        CHECK(micro_batch_candidates(0, 12, true) == std::vector<int32_t>({ 12, 6, 4, 3, 2, 1 }), "divisors of 12");
+        CHECK(micro_batch_candidates(9, 32, false) == std::vector<int32_t>({ 9, 5, 3, 2, 1 }), "splits of 9 rows");
+        CHECK(micro_batch_candidates(1, 1, false) == std::vector<int32_t>({ 1 }), "one row");
+        CHECK(micro_batch_candidates(0, 4, false) == std::vector<int32_t>({ 1 }), "no rows: one");
+    });
+    run_case("step rows: the most rows a step fills, unpacked its sequences, packed its packed rows", [] {
+        const int32_t lengths[] = { 100, 100, 100, 100, 300, 300, 50, 50 };
+        hone_train_params p = hone_train_default_params();
+        p.n_ctx = 400;
+        p.n_batch = 4;
+        p.pack = false;
+        CHECK(hone_step_rows(lengths, 8, &p) == 4, "unpacked: a step's 4 sequences");
+        p.pack = true;
+        // every step of 4 of these packs into 1 to 3 rows of 400; check against pack_rows itself
+        StepPlan plan(std::vector<int32_t>(lengths, lengths + 8), 4, 0, p.seed, 0);
+        size_t most = 0;
+        for (int s = 0; s < 2; s++) {
+            std::vector<int32_t> step;
+            for (int32_t i : plan.take(s)) step.push_back(lengths[i]);
+            most = std::max(most, pack_rows(step, 400).size());
+        }
+        CHECK(hone_step_rows(lengths, 8, &p) == (int32_t) most, "packed: %d rows, pack_rows says %zu", hone_step_rows(lengths, 8, &p), most);
+        CHECK(most < 4, "these pack into fewer rows than sequences");
+        p.n_ctx = 64; // every sequence is cut to a full row
+        CHECK(hone_step_rows(lengths, 8, &p) == 4, "full rows: one each");
+        CHECK(hone_step_rows(lengths, 0, &p) == 0, "no sequences");
+    });
     run_case("token budget: each step takes sequences in data order while they fit, at least one; epochs count sequences", [] {
         const std::vector<int32_t> lengths = { 10, 50, 30, 70, 20, 90, 40, 60 };
         StepPlan plan(lengths, 1, 100, 7, 3 * 8); // three epochs

@@ -29,7 +29,7 @@ const memoryPool: Schema = {
 
 /** run.json's "memory" and the first part of ops.json's. */
 export const memorySchema: Schema = {
-  object: { items: { array: memoryItem }, backends: { array: memoryPool }, limit_bytes: int, kv_cache_bytes: int, mode: str, mode_reason: str },
+  object: { items: { array: memoryItem }, backends: { array: memoryPool }, limit_bytes: int, kv_cache_bytes: int, mode: str, mode_reason: str, ubatch: int, ubatch_reason: str },
 };
 
 const node: Schema = {

@@ -121,7 +121,7 @@ export function opsReport(nodes: OpsNode[], backends: string[] = ['CPU'], dryRun
   }
   return {
     schema: 'hone.ops/1', dry_run: dryRun, backends,
-    memory: { items: [], backends: [], limit_bytes: 0, kv_cache_bytes: 0, mode: 'plain', mode_reason: 'the plain graph fits', compute_buffer: {}, graph_tensor_bytes_before_reuse: {} },
+    memory: { items: [], backends: [], limit_bytes: 0, kv_cache_bytes: 0, mode: 'plain', mode_reason: 'the plain graph fits', ubatch: 1, ubatch_reason: 'asked for', compute_buffer: {}, graph_tensor_bytes_before_reuse: {} },
     graph: { forward_nodes: nodes.length, backward_nodes: 0, optimizer_nodes: 0, trainable_tensors: 2 },
     n_nodes: nodes.length, n_compute_nodes: compute.length, n_splits: new Set(compute.map((n) => n.backend)).size, n_copies: 1, copy_bytes: 0,
     share, by_op: [...byOp.values()], transitions: [], copies: [],

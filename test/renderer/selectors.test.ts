@@ -57,8 +57,8 @@ describe('settings selectors', () => {
     store.getState().setSetting('batch', 8);
     store.getState().setSetting('ubatch', 2);
     expect(selectAccumulation(store.getState())).toBe(4);
-    store.getState().setSetting('ubatch', 0);
-    expect(selectAccumulation(store.getState())).toBe(1);
+    store.getState().setSetting('ubatch', 0); // automatic: the trainer chooses, the plan says
+    expect(selectAccumulation(store.getState())).toBe(null);
   });
 });
 

@@ -16,17 +16,17 @@ export const PRESETS: Record<PresetName, Preset> = {
   quick: {
     label: 'Quick test',
     description: '30 steps at rank 4 on short contexts: checks data, template and memory in a minute.',
-    config: { rank: 4, alpha: 0, targets: 'attn_q,attn_v', lr: 5e-4, schedule: 'constant', warmup: 0, steps: 30, epochs: 0, ctx: 256, batch: 1, ubatch: 1, evalSplit: 0.05, evalEvery: 10 },
+    config: { rank: 4, alpha: 0, targets: 'attn_q,attn_v', lr: 5e-4, schedule: 'constant', warmup: 0, steps: 30, epochs: 0, ctx: 256, batch: 1, ubatch: 0, evalSplit: 0.05, evalEvery: 10 },
   },
   balanced: {
     label: 'Balanced',
     description: 'One epoch at rank 8 on the attention projections, cosine schedule with warm-up.',
-    config: { rank: 8, alpha: 0, targets: 'attn_q,attn_k,attn_v,attn_output', lr: 2e-4, schedule: 'cosine', warmup: 20, steps: 0, epochs: 1, ctx: 512, batch: 4, ubatch: 1, evalSplit: 0.05, evalEvery: 50 },
+    config: { rank: 8, alpha: 0, targets: 'attn_q,attn_k,attn_v,attn_output', lr: 2e-4, schedule: 'cosine', warmup: 20, steps: 0, epochs: 1, ctx: 512, batch: 4, ubatch: 0, evalSplit: 0.05, evalEvery: 50 },
   },
   thorough: {
     label: 'Thorough',
     description: 'Three epochs at rank 16 on every projection and the FFN, long contexts.',
-    config: { rank: 16, alpha: 0, targets: 'all', lr: 1e-4, schedule: 'cosine', warmup: 50, steps: 0, epochs: 3, ctx: 1024, batch: 8, ubatch: 2, evalSplit: 0.1, evalEvery: 100 },
+    config: { rank: 16, alpha: 0, targets: 'all', lr: 1e-4, schedule: 'cosine', warmup: 50, steps: 0, epochs: 3, ctx: 1024, batch: 8, ubatch: 0, evalSplit: 0.1, evalEvery: 100 },
   },
 };
 

@@ -46,9 +46,9 @@ export function selectRunSettingsKey(s: AppState): string | null {
 /** Micro-batches per optimizer step. */
 export function selectAccumulation(s: AppState): number | null {
   const c = selectEffectiveConfig(s);
-  if (!c.batch || (c.batchTokens ?? 0) > 0) return null; // a token budget: as many as the step's rows need
-  const ubatch = c.ubatch || c.batch;
-  return Math.max(1, Math.ceil(c.batch / ubatch));
+  // a token budget: as many as the step's rows need; ubatch 0: the trainer chooses (the plan says)
+  if (!c.batch || (c.batchTokens ?? 0) > 0 || !c.ubatch) return null;
+  return Math.max(1, Math.ceil(c.batch / c.ubatch));
 }
 
 // ---- the run -------------------------------------------------------------------------------

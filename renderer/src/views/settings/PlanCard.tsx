@@ -44,6 +44,7 @@ export function PlanCard() {
             )}
             <PoolBars pools={data.pools} />
             {ops?.memory.mode && <MemoryMode mode={ops.memory.mode} reason={ops.memory.mode_reason} />}
+            {ops?.memory.ubatch ? <MicroBatch rows={ops.memory.ubatch} reason={ops.memory.ubatch_reason} /> : null}
             {ops && (
               <div className="placement">
                 <p className="field-label">Op placement</p>
@@ -82,6 +83,16 @@ function MemoryMode({ mode, reason }: { mode: keyof typeof MODE_NAMES; reason: s
     <p className="small" data-testid="memory-mode">
       <span className="field-label">Memory mode: </span>
       {MODE_NAMES[mode]} <span className="muted">({reason}{MODE_COSTS[mode]})</span>
+    </p>
+  );
+}
+
+/** The micro-batch the run trains with: asked for, or the trainer's automatic choice and why. */
+function MicroBatch({ rows, reason }: { rows: number; reason: string }) {
+  return (
+    <p className="small" data-testid="micro-batch">
+      <span className="field-label">Micro-batch: </span>
+      {rows} row{rows === 1 ? '' : 's'} <span className="muted">({reason})</span>
     </p>
   );
 }

@@ -215,7 +215,16 @@ export function SettingsView() {
                 min={0}
                 hint="0: the batch's sequences a step; else as many sequences as fit in this many tokens."
               />
-              <NumberField label="Micro-batch (rows)" value={config.ubatch} onChange={set('ubatch')} integer min={1} max={(config.batchTokens ?? 0) > 0 ? undefined : config.batch} hint={accumulation ? `up to ${accumulation} micro-batch(es) a step (packed rows need fewer)` : undefined} />
+              <NumberField
+                label="Micro-batch (rows)"
+                value={config.ubatch}
+                onChange={set('ubatch')}
+                integer
+                min={0}
+                max={(config.batchTokens ?? 0) > 0 ? undefined : config.batch}
+                hint={accumulation ? `up to ${accumulation} micro-batch(es) a step (packed rows need fewer)` : config.ubatch ? undefined : '0: automatic, the most rows whose plan fits (the plan says which).'}
+                testId="field-ubatch"
+              />
               <SelectField label="Loss on" value={config.loss} options={[{ value: 'assistant', label: 'Assistant turns' }, { value: 'all', label: 'Every token' }]} onChange={set('loss')} />
             </div>
             <Checkbox
