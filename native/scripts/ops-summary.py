@@ -23,6 +23,8 @@ if mem:
     bufs = ", ".join(f"{b['what']}{'' if b['what'] != 'compute_buffer' else ' ' + b['backend']} {b['bytes'] / 2**20:.0f}" for b in mem["items"])
     comp = ", ".join(f"{k} {v / 2**20:.0f}" for k, v in mem["compute_buffer"].items())
     kinds = ", ".join(f"{k} {v / 2**20:.0f}" for k, v in mem["graph_tensor_bytes_before_reuse"].items())
+    if "ubatch" in mem:
+        msg += f"\n    micro-batch {mem['ubatch']} ({mem['ubatch_reason']}); mode {mem.get('mode')}"
     msg += f"\n    memory MiB: {bufs}; compute buffer {comp}; graph tensors before reuse: {kinds}"
     for p in mem["backends"]:
         measured = "not measured" if p["measured_peak_bytes"] is None else f"measured peak {p['measured_peak_bytes'] / 2**20:.0f} ({p['measured_over_plan']:.3f} x plan)"

@@ -1,6 +1,7 @@
 # Stage real-lengths (sourced by device-cuda.sh): issue 54's benchmark. Token JSONL with the
 # lengths of real instruction data (real_lengths.py: median 180, 90th percentile 500, maximum
-# 800), RL_BATCH examples a step at context RL_CTX, one row a micro-batch, for each shape:
+# 800), RL_BATCH examples a step at context RL_CTX, the micro-batch chosen by the trainer (--ubatch
+# auto; RL_UBATCH to set it), for each shape:
 #   full    Hone on full windows of text at the same context, one window a step (the target's 1x)
 #   packed  Hone on the real lengths, packed
 #   padded  the same unpacked (one example a row, right-padded)
@@ -22,8 +23,8 @@ for shape in ${RL_SHAPES:-qwen3-4b llama-3.2-1b qwen2.5-0.5b}; do
   m=$work/$shape-q4_k_m.gguf
   [ -f "$m" ] || "$bin/hone-train" make-model ${spec[$shape]} --type q4_k_m --out "$m" 2>> "$out/real-lengths.log"
   rl_hone "$shape-full" "$m" "$dev/text.txt" 8 --batch 1
-  rl_hone "$shape-packed" "$m" "$rl_data" 6 --batch "$rl_batch" --ubatch 1
-  rl_hone "$shape-padded" "$m" "$rl_data" 3 --batch "$rl_batch" --ubatch 1 --pack false
+  rl_hone "$shape-packed" "$m" "$rl_data" 6 --batch "$rl_batch" --ubatch "${RL_UBATCH:-auto}"
+  rl_hone "$shape-padded" "$m" "$rl_data" 3 --batch "$rl_batch" --ubatch "${RL_UBATCH:-auto}" --pack false
   for mode in eager packed $([ "${RL_COMPILE:-1}" = 1 ] && echo compiled); do
     (cd "$native/scripts" && timeout ${RL_PEFT_TIMEOUT:-240} python3 bench-peft-real.py "$shape" "$rl_data" $mode --ctx "$rl_ctx" --batch "$rl_batch" --steps 2 \
       >> "$out/peft-real.jsonl" 2>> "$out/peft-real.log"); rc=$?
