@@ -84,6 +84,9 @@ export class ExportTarget {
   async abort(): Promise<void> {
     if (this.committed) return;
     await rm(this.temp, { recursive: true, force: true }).catch(() => undefined);
+    // the engine's merge writes `<temp>.tmp` and renames it to `temp`: an engine host killed
+    // mid-merge leaves that file, which no later export of this process would remove
+    if (this.isFile) await rm(`${this.temp}.tmp`, { force: true }).catch(() => undefined);
   }
 }
 
