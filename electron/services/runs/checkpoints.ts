@@ -3,8 +3,9 @@
  * `state.json` beside the adapter and optimizer state. Read by the CLI (--resume) and the
  * engine host alike, so it lives here rather than in either.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readGgufHeader } from '../models/gguf-header.ts';
 
 /** Where a run keeps its checkpoints. */
 export function checkpointsDir(runDir: string): string {
@@ -21,4 +22,27 @@ export function latestCheckpoint(dir: string): string | null {
   if (!existsSync(dir)) return null;
   const steps = readdirSync(dir).filter((n) => /^\d+$/.test(n) && isCheckpoint(join(dir, n))).map(Number);
   return steps.length ? join(dir, String(Math.max(...steps))) : null;
+}
+
+/** A run's last finished step as a checkpoint records it (the step event's fields). */
+export interface CheckpointStep {
+  step: number;
+  loss: number;
+  tokens: number;
+  positions: number;
+  elapsedS: number;
+}
+
+/**
+ * The last finished step of the run at checkpoint `dir`: the counters from its state.json, the
+ * loss from its adapter's training record. A run resumed from its last step trains none and
+ * still reports these. Null for a checkpoint inside a step or one without a recorded loss.
+ */
+export async function lastStepOf(dir: string): Promise<CheckpointStep | null> {
+  const state = JSON.parse(readFileSync(join(dir, 'state.json'), 'utf8')) as Record<string, unknown>;
+  const header = await readGgufHeader(join(dir, 'adapter.gguf'));
+  const loss = header.kv.get('hone.training.train_loss');
+  if (state.micro_batch !== 0 || typeof state.step !== 'number' || typeof loss !== 'number') return null;
+  const count = (k: string) => (typeof state[k] === 'number' ? (state[k] as number) : 0);
+  return { step: state.step, loss, tokens: count('tokens'), positions: count('positions'), elapsedS: count('elapsed_s') };
 }
