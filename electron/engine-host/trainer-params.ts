@@ -11,7 +11,7 @@ export function adapterParams(cfg: TrainConfig) {
 
 export function trainerParams(cfg: TrainConfig, extra: Pick<TrainerParams, 'checkpointDir' | 'runConfig' | 'dryRun' | 'pack' | 'nStepRows' | 'nUbatch'> = {}): TrainerParams {
   return {
-    nCtx: cfg.ctx, nBatch: cfg.batch, nUbatch: cfg.ubatch, // 0: automatic nSteps: cfg.steps, nEpochs: cfg.steps > 0 ? 0 : cfg.epochs,
+    nCtx: cfg.ctx, nBatch: cfg.batch, nUbatch: cfg.ubatch /* 0: automatic */, nSteps: cfg.steps, nEpochs: cfg.steps > 0 ? 0 : cfg.epochs,
     lr: cfg.lr, lrSchedule: cfg.schedule, warmupSteps: cfg.warmup, lrMin: cfg.lrMin, weightDecay: cfg.weightDecay,
     maxGradNorm: cfg.maxGradNorm, seed: cfg.seed, evalEvery: cfg.evalEvery, checkpointEvery: cfg.checkpointEvery,
     keepCheckpoints: cfg.keepCheckpoints, memoryLimit: cfg.memoryLimit, profile: cfg.profile, recompute: cfg.recompute,

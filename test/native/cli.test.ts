@@ -41,8 +41,10 @@ describe('hone CLI', () => {
     assert.equal(run.metrics.steps, 6);
     assert.equal(run.template.source, 'fallback');
     const used = JSON.parse(readFileSync(join(out, 'config.json'), 'utf8'));
-    const asRan = { ...used, alpha: used.alpha || 2 * used.rank, ubatch: used.ubatch || used.batch, epochs: 0 };
-    assert.deepEqual(asRan, run.config, 'run.json records the config as it ran (alpha 0: 2 * rank, ubatch 0: batch; steps, not epochs)');
+    assert.equal(used.ubatch, 0, 'the micro-batch is left to the trainer');
+    assert.ok(run.memory.ubatch >= 1 && run.memory.ubatch <= used.batch, run.memory.ubatch_reason);
+    const asRan = { ...used, alpha: used.alpha || 2 * used.rank, ubatch: run.memory.ubatch, epochs: 0 };
+    assert.deepEqual(asRan, run.config, "run.json records the config as it ran (alpha 0: 2 * rank, ubatch 0: the trainer's choice; steps, not epochs)");
     // A finished run is never overwritten.
     const again = hone(['train', '--model', model, '--data', data, '--out', out, '--json'], dir);
     assert.notEqual(again.code, 0);
