@@ -3,8 +3,10 @@
  * `state.json` beside the adapter and optimizer state. Read by the CLI (--resume) and the
  * engine host alike, so it lives here rather than in either.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { HoneError } from '../../common/errors.ts';
+import { readJsonFile } from '../json-file.ts';
 import { readGgufHeader } from '../models/gguf-header.ts';
 
 /** Where a run keeps its checkpoints. */
@@ -17,10 +19,21 @@ export function isCheckpoint(dir: string): boolean {
   return existsSync(join(dir, 'state.json'));
 }
 
+/** A checkpoint folder's name: its step as the engine writes it (no leading zeros, exact as a number). */
+function isStepName(name: string): boolean {
+  return /^(0|[1-9]\d*)$/.test(name) && Number.isSafeInteger(Number(name));
+}
+
 /** The newest checkpoint under `dir` (checkpoint folders are named by step), or null. */
 export function latestCheckpoint(dir: string): string | null {
-  if (!existsSync(dir)) return null;
-  const steps = readdirSync(dir).filter((n) => /^\d+$/.test(n) && isCheckpoint(join(dir, n))).map(Number);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    // missing, or not a folder: nothing to resume from (the run is still listed)
+    return null;
+  }
+  const steps = names.filter((n) => isStepName(n) && isCheckpoint(join(dir, n))).map(Number);
   return steps.length ? join(dir, String(Math.max(...steps))) : null;
 }
 
@@ -39,7 +52,9 @@ export interface CheckpointStep {
  * still reports these. Null for a checkpoint inside a step or one without a recorded loss.
  */
 export async function lastStepOf(dir: string): Promise<CheckpointStep | null> {
-  const state = JSON.parse(readFileSync(join(dir, 'state.json'), 'utf8')) as Record<string, unknown>;
+  const file = join(dir, 'state.json');
+  const state = readJsonFile(file) as Record<string, unknown>;
+  if (!state || typeof state !== 'object' || Array.isArray(state)) throw new HoneError('bad_format', `${file}: not a checkpoint state (a JSON object)`, { file });
   const header = await readGgufHeader(join(dir, 'adapter.gguf'));
   const loss = header.kv.get('hone.training.train_loss');
   if (state.micro_batch !== 0 || typeof state.step !== 'number' || typeof loss !== 'number') return null;
