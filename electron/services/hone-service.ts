@@ -30,6 +30,7 @@ import { RunRegistry } from './runs/registry.ts';
 import { checkInputs, trainConfigFor } from './runs/run-config.ts';
 import { newestFirst } from './runs/run-id.ts';
 import { runsRoot } from './runs/run-folder.ts';
+import { tokenStatsOf } from './runs/token-stats.ts';
 import { CONTINUABLE_STATUSES, RESUMABLE_STATUSES, summaryOf, type RunStatusFile } from './runs/run-status.ts';
 import { loadSettings, saveSettings, type AppSettings } from './settings-file.ts';
 
@@ -429,7 +430,7 @@ export class NodeHoneService implements HoneService {
   private loggedTokens(id: string): TokenStats | null {
     try {
       let stats: TokenStats | null = null;
-      for (const r of this.registry.events(id)) if (r.event.type === 'tokens') stats = r.event.stats;
+      for (const r of this.registry.events(id)) if (r.event.type === 'tokens') stats = tokenStatsOf(r.event.stats) ?? stats;
       return stats;
     } catch {
       return null;

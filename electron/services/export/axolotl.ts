@@ -18,6 +18,7 @@ import { readJsonFile } from '../json-file.ts';
 import { reason } from '../models/fs-errors.ts';
 import { readEventsLog } from '../runs/events-log.ts';
 import { RUN_FILES } from '../runs/run-folder.ts';
+import { tokenStatsOf } from '../runs/token-stats.ts';
 import type { AdapterFile } from './adapter-file.ts';
 import type { BaseModel } from './base-model.ts';
 import { HF_ARCHITECTURES, hfModule } from './hf-names.ts';
@@ -46,8 +47,9 @@ export function notTrained(stats: TokenStats | null): Set<string> {
 /** The run's token statistics: run.json's `data.tokens`, else the last `tokens` event of events.jsonl; null when neither has them. */
 export function runTokenStats(runFolder: string): TokenStats | null {
   try {
-    const run = readJsonFile(join(runFolder, RUN_FILES.runJson)) as { data?: { tokens?: TokenStats } };
-    if (run?.data?.tokens?.affected) return run.data.tokens;
+    const run = readJsonFile(join(runFolder, RUN_FILES.runJson)) as { data?: { tokens?: unknown } } | null;
+    const fromRun = tokenStatsOf(run?.data?.tokens);
+    if (fromRun) return fromRun;
   } catch {
     // no run.json yet (the run has not finished) or not readable: the log may have them
   }
@@ -55,7 +57,7 @@ export function runTokenStats(runFolder: string): TokenStats | null {
   if (!existsSync(events)) return null;
   let stats: TokenStats | null = null;
   try {
-    for (const r of readEventsLog(events)) if (r.event.type === 'tokens') stats = r.event.stats;
+    for (const r of readEventsLog(events)) if (r.event.type === 'tokens') stats = tokenStatsOf(r.event.stats) ?? stats;
   } catch {
     return null;
   }
