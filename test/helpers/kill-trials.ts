@@ -83,7 +83,7 @@ export async function killedRun(ks: KillableService, settings: RunSettings, plan
   void ks.killWhen(trigger(plan), plan.delayMs);
   const { id } = await ks.service.runs.start(settings);
   const ended = await ks.ended(id);
-  ks.disarm();
+  await ks.settle();
   const folder = join(ks.service.dataDir, 'runs', id);
   const landed = ended.status === 'interrupted' ? whereLanded(folder, await ks.service.runs.events(id)) : `after the run ended (${ended.status})`;
   return { id, plan, ended, landed };
@@ -124,7 +124,7 @@ export async function killedMerge(ks: KillableService, request: ExportRequest, p
     if (toPlain(err).code !== 'host_exited') throw err;
     return { plan, outcome: 'killed', firedAt };
   } finally {
-    ks.disarm();
+    await ks.settle();
   }
 }
 

@@ -13,6 +13,8 @@ const ENDED: readonly RunStatus[] = ['finished', 'stopped', 'paused', 'failed', 
 export class KillableService {
   readonly service: NodeHoneService;
   readonly hosts: EngineHost[] = [];
+  /** The hosts this service's kills ended. */
+  private killed = new Set<EngineHost>();
   private kill: { when: (e: ServiceEvent) => boolean; delayMs: number; fired: (e: ServiceEvent) => void } | null = null;
   private waiters: Array<(e: ServiceEvent) => void> = [];
 
@@ -29,9 +31,13 @@ export class KillableService {
     return new Promise((fired) => (this.kill = { when, delayMs, fired }));
   }
 
-  /** Disarms a kill that never fired (the job ended first). */
-  disarm(): void {
+  /**
+   * Disarms a kill that never fired (the job ended first) and waits until a killed host is gone,
+   * so the next request starts a new host instead of meeting the dying one.
+   */
+  async settle(): Promise<void> {
     this.kill = null;
+    await Promise.all([...this.killed].map((h) => h.closed()));
   }
 
   /** Run `id`'s summary once it ended (any end: finished, interrupted, ...). */
@@ -57,6 +63,7 @@ export class KillableService {
     this.kill = null;
     const host = this.hosts.at(-1)!;
     const go = () => {
+      this.killed.add(host);
       host.kill('SIGKILL');
       fired(e);
     };
