@@ -2,7 +2,7 @@
  * The engine host's two jobs: inspect (dataset report + token statistics + preview) and train
  * (render, train with checkpoints, save the adapter and run.json). Events go out through `emit`.
  */
-import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EngineEvent, InspectResult, Requests, TrainConfig, TrainResult } from '../common/engine-api.ts';
 import { HoneError, toPlain } from '../common/errors.ts';
@@ -42,7 +42,13 @@ export class RunControl {
 }
 
 function writeFileAtomic(path: string, text: string) {
-  writeFileSync(`${path}.tmp`, text);
+  const fd = openSync(`${path}.tmp`, 'w');
+  try {
+    writeFileSync(fd, text);
+    fsyncSync(fd); // on disk before the rename: after a power cut the name holds the old file or the whole new one
+  } finally {
+    closeSync(fd);
+  }
   renameSync(`${path}.tmp`, path);
 }
 
