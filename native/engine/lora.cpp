@@ -13,8 +13,23 @@
 #include <cstring>
 #include <filesystem>
 #include <random>
+#ifndef _WIN32
+#include <fcntl.h>
+#include <unistd.h>
+#endif
 
 using namespace hone;
+
+// Flushes a written file to disk, so the rename that follows cannot outlive its contents
+// across a power cut. (A killed process needs only the rename; Windows: best effort.)
+static void sync_file(const std::string & path) {
+#ifndef _WIN32
+    const int fd = open(path.c_str(), O_RDONLY);
+    if (fd >= 0) { fsync(fd); close(fd); }
+#else
+    (void) path;
+#endif
+}
 
 static const struct { uint32_t bit; const char * name; } TARGETS[] = {
     { HONE_TARGET_ATTN_Q, "attn_q" },     { HONE_TARGET_ATTN_K, "attn_k" },     { HONE_TARGET_ATTN_V, "attn_v" },
@@ -405,6 +420,7 @@ hone_status hone_adapter_save(const hone_adapter * ad, const char * path, hone_e
         const bool ok = gguf_write_to_file(g, tmp.c_str(), false);
         gguf_free(g);
         ggml_free(host);
+        if (ok) sync_file(tmp);
         if (!ok || std::rename(tmp.c_str(), path) != 0) {
             std::remove(tmp.c_str());
             fail(HONE_E_IO, "%s: cannot write the adapter (disk full or no permission?)", path);
