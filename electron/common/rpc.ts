@@ -10,6 +10,7 @@
  * file only frames them.
  */
 import { HoneError, type PlainError } from './errors.ts';
+import { showValue } from './show-value.ts';
 import type { ServiceEvent } from './service.ts';
 
 /** The WebSocket's path on the server. */
@@ -71,7 +72,7 @@ export function parseClientMessage(text: string): CallMessage {
   const id = salvageId(v);
   if (!v || typeof v !== 'object' || Array.isArray(v)) throw new HoneError('invalid_argument', 'message must be a JSON object {t, id, method, args}', { id });
   const m = v as Record<string, unknown>;
-  if (m.t !== 'call') throw new HoneError('invalid_argument', `message field 't' must be 'call' (got ${JSON.stringify(m.t) ?? 'nothing'})`, { id });
+  if (m.t !== 'call') throw new HoneError('invalid_argument', `message field 't' must be 'call' (got ${showValue(m.t)})`, { id });
   if (!isCallId(m.id)) throw new HoneError('invalid_argument', "message field 'id' must be a non-empty string or an integer", { id: null });
   if (!('method' in m)) throw new HoneError('invalid_argument', "message field 'method' is missing", { id });
   if (!('args' in m)) throw new HoneError('invalid_argument', "message field 'args' is missing (use [] for none)", { id });

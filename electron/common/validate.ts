@@ -5,6 +5,7 @@
  */
 import { CHAT_LIMITS, CHAT_ROLES } from './chat.ts';
 import { HoneError } from './errors.ts';
+import { showValue } from './show-value.ts';
 import { ADAPTER_STORAGES, EXPORT_FORMATS, MERGE_TYPES } from './export.ts';
 import { SERVICE_METHODS, type ServiceMethod } from './service.ts';
 import { isOptionKey, OPTION_KINDS } from './settings-schema.ts';
@@ -12,8 +13,7 @@ import { isOptionKey, OPTION_KINDS } from './settings-schema.ts';
 const MAX_PATH = 4096;
 
 function bad(method: string, arg: string, what: string, value: unknown): HoneError {
-  const shown = JSON.stringify(value);
-  return new HoneError('invalid_argument', `${method}: '${arg}' ${what} (got ${shown === undefined ? 'nothing' : shown.slice(0, 80)})`);
+  return new HoneError('invalid_argument', `${method}: '${arg}' ${what} (got ${showValue(value)})`);
 }
 
 /** Run ids are folder names made by the registry: nothing that can climb out of it. */
@@ -214,7 +214,7 @@ export function isServiceMethod(m: unknown): m is ServiceMethod {
 
 /** Checks a call as it arrived from a transport; returns the typed method and arguments. */
 export function validateCall(method: unknown, args: unknown): { method: ServiceMethod; args: unknown[] } {
-  if (!isServiceMethod(method)) throw new HoneError('unknown_request', `unknown method ${JSON.stringify(method)}`);
+  if (!isServiceMethod(method)) throw new HoneError('unknown_request', `unknown method ${showValue(method)}`);
   if (!Array.isArray(args)) throw bad(method, 'arguments', 'must be a list', args);
   const kinds: readonly string[] = SERVICE_METHODS[method];
   if (args.length > kinds.length) throw bad(method, 'arguments', `takes at most ${kinds.length}`, args.length);
