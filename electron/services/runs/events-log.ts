@@ -11,6 +11,7 @@ import type { RunEventRecord, RunStatus } from '../../common/runs.ts';
 import { reason } from '../models/fs-errors.ts';
 
 const STATUSES: readonly RunStatus[] = ['starting', 'running', 'pausing', 'paused', 'stopped', 'finished', 'failed', 'interrupted'];
+const COUNTERS: Record<string, readonly string[]> = { step: ['step', 'nSteps', 'loss', 'tokens', 'positions', 'elapsedS'], eval: ['step', 'evalLoss'] };
 
 export interface ParsedEventsLog {
   records: RunEventRecord[];
@@ -33,6 +34,10 @@ function recordProblem(v: unknown, prevSeq: number): string | null {
   const e = r.event as Record<string, unknown> | null;
   if (!e || typeof e !== 'object' || typeof e.type !== 'string') return "'event' has no type";
   if (e.type === 'status' && !STATUSES.includes(e.status as RunStatus)) return `unknown status ${JSON.stringify(e.status)}`;
+  // the counters status.json is brought up to date from (run-status.ts withEvent); null is a NaN loss
+  for (const k of COUNTERS[e.type] ?? []) {
+    if (e[k] !== undefined && e[k] !== null && typeof e[k] !== 'number') return `'event.${k}' is not a number`;
+  }
   return null;
 }
 
