@@ -121,13 +121,16 @@ function receive(req: IncomingMessage, part: string, limit: number, counted: { b
   const limiter = sizeLimit(limit, counted);
   // 'wx': never write through a file that is already there
   const done = pipeline(limiter, createWriteStream(part, { flags: 'wx' }));
+  // not `req.complete`: a body that all arrived but was never read to its end is lost with the connection too
   const onClose = () => {
-    if (!req.complete) limiter.destroy(new Error('the connection closed before the upload ended'));
+    if (!req.readableEnded) limiter.destroy(new Error('the connection closed before the upload ended'));
   };
   const onError = (e: Error) => limiter.destroy(e);
   req.on('close', onClose);
   req.on('error', onError);
   req.pipe(limiter);
+  // the client may have hung up while the folder was being prepared: 'close' has come and gone
+  if (req.destroyed) onClose();
   return done.finally(() => {
     req.off('close', onClose);
     req.off('error', onError);

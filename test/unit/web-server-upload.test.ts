@@ -1,9 +1,11 @@
 /** POST /upload: sanitised names inside uploads/ only, the size limit, and nothing left behind by a failure. */
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { pbkdf2 } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
+import { promisify } from 'node:util';
 import { freeName, sanitiseUploadName } from '../../electron/server/upload.ts';
 import { cookie, request, testServer, until, type TestServer } from '../helpers/web-server.ts';
 
@@ -110,6 +112,25 @@ test('a connection dropped mid-upload leaves nothing behind', async (t) => {
   req.destroy();
   await until(() => listUploads(s).length === 0, 'the server to remove the partial file');
   assert.equal(existsSync(join(s.uploadsDir, 'dropped.jsonl')), false);
+});
+
+test('a connection dropped before the server starts reading the body leaves nothing behind and does not hold up shutdown', async (t) => {
+  const s = await testServer(t);
+  // the file system calls before the body is read wait behind a busy thread pool, so the client is gone by then
+  const busy = Array.from({ length: 8 }, () => promisify(pbkdf2)('p', 's', 400_000, 32, 'sha256'));
+  // one hangs up halfway through its body, one right after sending all of it
+  const reqs = [100000, 5000].map((length) => {
+    const req = httpRequest({ host: '127.0.0.1', port: s.port, path: '/upload?name=early.jsonl', method: 'POST', headers: { Host: s.host, ...cookie(s.token), 'Content-Length': String(length) } });
+    req.on('error', () => {});
+    req.write('a'.repeat(5000));
+    return req;
+  });
+  await new Promise((r) => setTimeout(r, 200));
+  for (const req of reqs) req.destroy();
+  await Promise.all(busy);
+  const closed = await Promise.race([s.close().then(() => 'closed'), new Promise((r) => setTimeout(r, 10_000)).then(() => 'still waiting on the upload')]);
+  assert.equal(closed, 'closed');
+  assert.deepEqual(listUploads(s), []);
 });
 
 test('sanitiseUploadName keeps names short with their extension; freeName counts past taken names', () => {
