@@ -10,8 +10,21 @@ import type { HoneService } from '../common/service.ts';
 
 export type Log = (line: string) => void;
 
-function send(ws: WebSocket, msg: ServerMessage): void {
+/**
+ * How far a client may fall behind: bytes queued for it that it has not read. Past this it is
+ * dropped, else a peer that never reads would make the server hold every event and reply for
+ * it. Checked before each send, so one large reply (a long run's events) always goes out.
+ */
+export const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
+
+function send(ws: WebSocket, msg: ServerMessage, log: Log): void {
   if (ws.readyState !== ws.OPEN) return;
+  if (ws.bufferedAmount > MAX_BUFFERED_BYTES) {
+    log(`hone serve: dropped a WebSocket client that stopped reading (${ws.bufferedAmount} bytes waiting for it)`);
+    // terminate, not close: a close frame would wait behind the bytes it never reads
+    ws.terminate();
+    return;
+  }
   let text: string;
   try {
     text = JSON.stringify(msg);
@@ -23,12 +36,12 @@ function send(ws: WebSocket, msg: ServerMessage): void {
   ws.send(text);
 }
 
-function replyError(ws: WebSocket, id: CallId | null, error: PlainError): void {
-  send(ws, { t: 'reply', id, ok: false, error });
+function replyError(ws: WebSocket, id: CallId | null, error: PlainError, log: Log): void {
+  send(ws, { t: 'reply', id, ok: false, error }, log);
 }
 
-async function onMessage(ws: WebSocket, service: HoneService, data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean): Promise<void> {
-  if (isBinary) return replyError(ws, null, { code: 'invalid_argument', message: 'messages must be JSON text frames, not binary' });
+async function onMessage(ws: WebSocket, service: HoneService, log: Log, data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean): Promise<void> {
+  if (isBinary) return replyError(ws, null, { code: 'invalid_argument', message: 'messages must be JSON text frames, not binary' }, log);
   const text = Buffer.isBuffer(data) ? data.toString('utf8') : Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data).toString('utf8');
   let call;
   try {
@@ -36,19 +49,19 @@ async function onMessage(ws: WebSocket, service: HoneService, data: Buffer | Arr
   } catch (e) {
     const p = toPlain(e);
     const id = (p.detail as { id?: CallId | null } | undefined)?.id ?? null;
-    return replyError(ws, id, { code: p.code, message: p.message });
+    return replyError(ws, id, { code: p.code, message: p.message }, log);
   }
   try {
     const result = await dispatchCall(service, call.method, call.args);
-    send(ws, { t: 'reply', id: call.id, ok: true, result: result ?? null });
+    send(ws, { t: 'reply', id: call.id, ok: true, result: result ?? null }, log);
   } catch (e) {
-    replyError(ws, call.id, toPlain(e));
+    replyError(ws, call.id, toPlain(e), log);
   }
 }
 
 /** Serves one connection until it closes; returns a function that ends it (server shutdown). */
 export function serveSocket(ws: WebSocket, service: HoneService, log: Log): () => void {
-  const off = service.subscribe((event) => send(ws, { t: 'event', event }));
+  const off = service.subscribe((event) => send(ws, { t: 'event', event }, log));
   let subscribed = true;
   const unsubscribe = () => {
     if (subscribed) off();
@@ -63,7 +76,7 @@ export function serveSocket(ws: WebSocket, service: HoneService, log: Log): () =
     ws.ping();
   }, 30_000);
   ping.unref();
-  ws.on('message', (data, isBinary) => void onMessage(ws, service, data, isBinary));
+  ws.on('message', (data, isBinary) => void onMessage(ws, service, log, data, isBinary));
   ws.on('error', (e) => log(`hone serve: websocket error: ${e.message}`));
   ws.on('close', () => {
     clearInterval(ping);
