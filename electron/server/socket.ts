@@ -17,14 +17,18 @@ export type Log = (line: string) => void;
  */
 export const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 
+/** Drops the client when it is too far behind; true when it was (or is already closing). */
+function droppedForLag(ws: WebSocket, log: Log): boolean {
+  if (ws.readyState !== ws.OPEN) return true;
+  if (ws.bufferedAmount <= MAX_BUFFERED_BYTES) return false;
+  log(`hone serve: dropped a WebSocket client that stopped reading (${ws.bufferedAmount} bytes waiting for it)`);
+  // terminate, not close: a close frame would wait behind the bytes it never reads
+  ws.terminate();
+  return true;
+}
+
 function send(ws: WebSocket, msg: ServerMessage, log: Log): void {
-  if (ws.readyState !== ws.OPEN) return;
-  if (ws.bufferedAmount > MAX_BUFFERED_BYTES) {
-    log(`hone serve: dropped a WebSocket client that stopped reading (${ws.bufferedAmount} bytes waiting for it)`);
-    // terminate, not close: a close frame would wait behind the bytes it never reads
-    ws.terminate();
-    return;
-  }
+  if (droppedForLag(ws, log)) return;
   let text: string;
   try {
     text = JSON.stringify(msg);
@@ -41,6 +45,8 @@ function replyError(ws: WebSocket, id: CallId | null, error: PlainError, log: Lo
 }
 
 async function onMessage(ws: WebSocket, service: HoneService, log: Log, data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean): Promise<void> {
+  // no work for a client that would not read the answer
+  if (droppedForLag(ws, log)) return;
   if (isBinary) return replyError(ws, null, { code: 'invalid_argument', message: 'messages must be JSON text frames, not binary' }, log);
   const text = Buffer.isBuffer(data) ? data.toString('utf8') : Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data).toString('utf8');
   let call;
