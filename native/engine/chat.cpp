@@ -41,7 +41,7 @@ namespace {
 const int32_t MAX_DEFAULT_CTX = 4096;
 
 void must_read(const char * path, const char * what) {
-    FILE * f = fopen(path, "rb");
+    FILE * f = ggml_fopen(path, "rb"); // UTF-8 paths on every platform
     if (!f) fail(HONE_E_IO, "%s: the %s cannot be opened for reading", path, what);
     fclose(f);
 }

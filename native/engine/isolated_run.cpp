@@ -3,6 +3,7 @@
 
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -59,6 +60,7 @@ std::string signal_name(int sig) {
         case SIGBUS: return "bus error";
         case SIGILL: return "illegal instruction";
         case SIGKILL: return "killed (out of memory?)";
+        case SIGALRM: return "alarm (its time limit ran out)";
         default: return std::string("signal ") + std::to_string(sig);
     }
 }
@@ -96,6 +98,10 @@ IsolatedResult run_isolated(const std::function<std::string()> & fn) {
         r.output = fn();
         return r;
     }
+    // the child inherits unwritten stdio buffers: flushed here, or an abort's fflush in the
+    // child would write the parent's pending output a second time
+    fflush(stdout);
+    fflush(stderr);
     const pid_t pid = fork();
     if (pid < 0) {
         for (int fd : { out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1] }) close(fd);

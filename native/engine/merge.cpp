@@ -4,6 +4,7 @@
 // Adapted tensors are dequantized to F32, merged and quantized again with ggml's quantizers;
 // every other tensor and every metadata key is copied as it is.
 #include "error.h"
+#include "hone_tools.h"
 #include "gguf_file.h"
 #include "lora.h"
 
@@ -180,8 +181,8 @@ hone_status hone_merge(const hone_merge_params * params, const hone_merge_callba
         for (const std::string & in : { model_path, adapter_path }) {
             if (fs::exists(out_path, ec) && fs::equivalent(in, out_path, ec)) fail(HONE_E_INVALID_ARG, "%s: the output would overwrite an input of the merge", out_path.c_str());
         }
-        const fs::path out_dir = fs::absolute(fs::path(out_path), ec).parent_path();
-        if (!fs::is_directory(out_dir, ec)) fail(HONE_E_IO, "%s: the output folder %s does not exist", out_path.c_str(), out_dir.string().c_str());
+        const fs::path out_dir = fs::absolute(utf8_path(out_path), ec).parent_path();
+        if (!fs::is_directory(out_dir, ec)) fail(HONE_E_IO, "%s: the output folder %s does not exist", out_path.c_str(), utf8_string(out_dir).c_str());
 
         // The base: header and tensor metadata only.
         ggml_context * base_meta = nullptr;
@@ -211,7 +212,7 @@ hone_status hone_merge(const hone_merge_params * params, const hone_merge_callba
         const std::string trained_fp = gguf_str(ad, "hone.base.fingerprint");
         if (!trained_fp.empty() && trained_fp != hex64(base_fp.hash)) {
             note(strfmt("the adapter was trained on %s (fingerprint %s), not on this file (%s, %s); the shapes fit, so it is merged",
-                        gguf_str(ad, "hone.base.file", "another file").c_str(), trained_fp.c_str(), fs::path(model_path).filename().string().c_str(),
+                        gguf_str(ad, "hone.base.file", "another file").c_str(), trained_fp.c_str(), utf8_string(utf8_path(model_path).filename()).c_str(),
                         hex64(base_fp.hash).c_str()));
         }
 
@@ -245,9 +246,9 @@ hone_status hone_merge(const hone_merge_params * params, const hone_merge_callba
             gguf_remove_key(out, "general.alignment");
             note(strfmt("the base aligns tensor data to %zu bytes; the merged file uses GGUF's default of %d", gguf_get_alignment(base), GGUF_DEFAULT_ALIGNMENT));
         }
-        gguf_set_val_str(out, "hone.merged.adapter_file", fs::path(adapter_path).filename().string().c_str());
+        gguf_set_val_str(out, "hone.merged.adapter_file", utf8_string(utf8_path(adapter_path).filename()).c_str());
         gguf_set_val_str(out, "hone.merged.adapter_fingerprint", hex64(gguf_fingerprint(adapter_path, ad).hash).c_str());
-        gguf_set_val_str(out, "hone.merged.base_file", fs::path(model_path).filename().string().c_str());
+        gguf_set_val_str(out, "hone.merged.base_file", utf8_string(utf8_path(model_path).filename()).c_str());
         gguf_set_val_str(out, "hone.merged.base_fingerprint", hex64(base_fp.hash).c_str());
         gguf_set_val_f32(out, "hone.merged.scale", p.scale);
         gguf_set_val_f32(out, "hone.merged.alpha", alpha);
@@ -287,9 +288,9 @@ hone_status hone_merge(const hone_merge_params * params, const hone_merge_callba
 
         // Written under a temporary name beside the output, renamed when complete.
         tmp = out_path + ".tmp";
-        File fin(fopen(model_path.c_str(), "rb"));
+        File fin(ggml_fopen(model_path.c_str(), "rb")); // UTF-8 paths on every platform
         if (!fin.f) fail(HONE_E_IO, "%s: cannot open for reading: %s", model_path.c_str(), strerror(errno));
-        File fout(fopen(tmp.c_str(), "wb"));
+        File fout(ggml_fopen(tmp.c_str(), "wb"));
         if (!fout.f) fail(HONE_E_IO, "%s: cannot create: %s", tmp.c_str(), strerror(errno));
         auto write = [&](const void * data, size_t n) {
             if (n && fwrite(data, 1, n, fout.f) != n) fail(HONE_E_IO, "%s: cannot write (disk full?): %s", tmp.c_str(), strerror(errno));

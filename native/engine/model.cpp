@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <thread>
+#include <unordered_map>
 
 namespace hone {
 
@@ -326,6 +327,15 @@ static void bind_weights(hone_model & m) {
 }
 
 // CPU: wrap the read-only file mapping, no copy. GPU: one buffer, uploaded tensor by tensor.
+// Seeks to a byte offset of a file of any size (fseek's long is 32 bits on Windows).
+static bool seek_to(FILE * f, uint64_t offset) {
+#ifdef _WIN32
+    return _fseeki64(f, (__int64) offset, SEEK_SET) == 0;
+#else
+    return fseeko(f, (off_t) offset, SEEK_SET) == 0;
+#endif
+}
+
 static void place_weights(hone_model & m) {
     const size_t data_off = gguf_get_data_offset(m.gguf);
     ggml_backend_t be = m.backends.primary;
@@ -340,14 +350,13 @@ static void place_weights(hone_model & m) {
     } else {
         m.buf_w = ggml_backend_alloc_ctx_tensors(m.ctx_w, be);
         if (!m.buf_w) fail(HONE_E_MEMORY, "%s: not enough %s memory for the model weights", m.path.c_str(), ggml_backend_name(be));
-        FILE * f = fopen(m.path.c_str(), "rb");
+        FILE * f = ggml_fopen(m.path.c_str(), "rb"); // a UTF-8 path on every platform
         if (!f) fail(HONE_E_IO, "%s: cannot open for reading", m.path.c_str());
         std::vector<uint8_t> buf;
         for (int64_t i = 0; i < gguf_get_n_tensors(m.gguf); i++) {
             ggml_tensor * t = ggml_get_tensor(m.ctx_w, gguf_get_tensor_name(m.gguf, i));
             buf.resize(ggml_nbytes(t));
-            fseek(f, (long) (data_off + gguf_get_tensor_offset(m.gguf, i)), SEEK_SET);
-            if (fread(buf.data(), 1, buf.size(), f) != buf.size()) {
+            if (!seek_to(f, data_off + gguf_get_tensor_offset(m.gguf, i)) || fread(buf.data(), 1, buf.size(), f) != buf.size()) {
                 fclose(f);
                 fail(HONE_E_IO, "%s: short read of tensor '%s'", m.path.c_str(), t->name);
             }
@@ -358,7 +367,27 @@ static void place_weights(hone_model & m) {
     ggml_backend_buffer_set_usage(m.buf_w, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
 }
 
+// llama.cpp asserts (and aborts the process) on a vocabulary that lists a token twice, as a
+// damaged file does: refused here with what repeats, before llama.cpp reads it.
+static void check_vocab_tokens(const hone_model & m) {
+    const int64_t k = gguf_find_key(m.gguf, "tokenizer.ggml.tokens");
+    if (k < 0) return; // llama.cpp names what is missing
+    if (gguf_get_kv_type(m.gguf, k) != GGUF_TYPE_ARRAY || gguf_get_arr_type(m.gguf, k) != GGUF_TYPE_STRING) {
+        fail(HONE_E_FORMAT, "%s: tokenizer.ggml.tokens is not a list of strings", m.path.c_str());
+    }
+    const size_t n = gguf_get_arr_n(m.gguf, k);
+    std::unordered_map<std::string, size_t> seen;
+    seen.reserve(n);
+    for (size_t i = 0; i < n; i++) {
+        const auto [at, fresh] = seen.emplace(gguf_get_arr_str(m.gguf, k, i), i);
+        if (!fresh) {
+            fail(HONE_E_FORMAT, "%s: the vocabulary is damaged: token %zu repeats token %zu (tokenizer.ggml.tokens)", m.path.c_str(), i, at->second);
+        }
+    }
+}
+
 static void load_vocab(hone_model & m) {
+    check_vocab_tokens(m);
     llama_model_params p = llama_model_default_params();
     p.vocab_only = true;
     p.use_extra_bufts = false;

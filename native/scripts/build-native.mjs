@@ -19,7 +19,7 @@ const nativeDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..
 const binDir = path.join(nativeDir, 'bin');
 
 const VOCABS = ['llama-spm', 'llama-bpe', 'qwen2', 'phi-3'];
-const TARGETS = ['hone-train', 'llama-quantize', 'test-backend-ops', 'llama-finetune', 'hone-test-out-prod-cpu', 'hone-test-mul-mat-id-back-cpu', 'hone-engine-tests'];
+const TARGETS = ['hone-train', 'llama-quantize', 'test-backend-ops', 'llama-finetune', 'hone-test-out-prod-cpu', 'hone-test-mul-mat-id-back-cpu', 'hone-engine-tests', 'hone-fuzz-gguf'];
 // what a package carries (no tests: the kernel test links ggml-cpu itself, which a DL build does not have)
 const DIST_TARGETS = ['hone-train', 'llama-quantize'];
 const SHARED_LIB = /\.(so|dylib|dll)$/;
