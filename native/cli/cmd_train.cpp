@@ -4,6 +4,7 @@
 // Everything is validated before DIR is touched, and outputs are written to temporary
 // files and renamed, so a failed run leaves nothing half-written behind.
 #include "args.h"
+#include "hone_tools.h"
 #include "commands.h"
 #include "hone_json.h"
 #include "stop_signals.h"
@@ -218,13 +219,13 @@ int cmd_train(int argc, char ** argv) {
     const bool dry_run = a.flag("dry-run");
     const std::string test_refuse_ops = a.str("test-refuse-ops"), test_frozen_param = a.str("test-frozen-param");
     const std::string test_metal_rules = a.str("test-metal-rules");
-    const std::string resume = a.has("resume") ? fs::absolute(a.str("resume")).lexically_normal().string() : "";
+    const std::string resume = a.has("resume") ? hone::utf8_string(fs::absolute(hone::utf8_path(a.str("resume"))).lexically_normal()) : "";
     Config cfg;
     try {
         if (!resume.empty()) {
             cfg = resolve_resumed_config(a, resume);
             // By default a resumed run writes where its checkpoint came from: DIR/checkpoints/<step>.
-            if (!a.has("out")) cfg["out"] = fs::path(resume).parent_path().parent_path().string();
+            if (!a.has("out")) cfg["out"] = hone::utf8_string(hone::utf8_path(resume).parent_path().parent_path());
         } else {
             if (!a.has("model")) throw UsageError("missing required option '--model'");
             if (!a.has("data")) throw UsageError("missing required option '--data'");
@@ -306,7 +307,7 @@ int cmd_train(int argc, char ** argv) {
     Config run_config = cfg;
     run_config["data_format"] = data.format;
     if (!resume.empty()) run_config["resumed_from"] = resume;
-    const std::string checkpoint_root = (fs::path(out_dir) / "checkpoints").string();
+    const std::string checkpoint_root = hone::utf8_string(hone::utf8_path(out_dir) / "checkpoints");
     const std::string run_config_str = run_config.dump();
     tp.checkpoint_dir = checkpoint_root.c_str();
     tp.run_config_json = run_config_str.c_str();

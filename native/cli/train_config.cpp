@@ -1,4 +1,5 @@
 #include "train_config.h"
+#include "hone_tools.h"
 
 #include <filesystem>
 #include <fstream>
@@ -41,7 +42,7 @@ Config value_of(const Args & a, const Spec & s) {
     switch (s.kind) {
         case INT: return a.integer(s.name, 0);
         case NUM: return a.number(s.name, 0.0);
-        case PATH: return fs::absolute(fs::path(a.str(s.name))).lexically_normal().string();
+        case PATH: return hone::utf8_string(fs::absolute(hone::utf8_path(a.str(s.name))).lexically_normal());
         case BOOL: {
             const std::string v = a.str(s.name);
             if (v != "true" && v != "false") throw UsageError(std::string("--") + s.name + " takes true or false, got '" + v + "'");
@@ -70,7 +71,7 @@ void fill_defaults(Config & c) {
 }
 
 Config read_checkpoint_state(const std::string & dir) {
-    const fs::path p = fs::path(dir) / "state.json";
+    const fs::path p = hone::utf8_path(dir) / "state.json";
     std::ifstream f(p, std::ios::binary);
     if (!f) {
         throw std::runtime_error(dir + (fs::is_directory(dir) ? ": not a Hone checkpoint (state.json is missing)" : ": checkpoint folder not found"));
@@ -78,9 +79,9 @@ Config read_checkpoint_state(const std::string & dir) {
     std::stringstream ss;
     ss << f.rdbuf();
     Config s = Config::parse(ss.str(), nullptr, false);
-    if (s.is_discarded()) throw std::runtime_error(p.string() + ": not valid JSON (truncated or corrupt)");
+    if (s.is_discarded()) throw std::runtime_error(hone::utf8_string(p) + ": not valid JSON (truncated or corrupt)");
     if (!s.is_object() || !s.contains("config") || !s["config"].is_object()) {
-        throw std::runtime_error(p.string() + ": not a Hone checkpoint state file (no \"config\" object)");
+        throw std::runtime_error(hone::utf8_string(p) + ": not a Hone checkpoint state file (no \"config\" object)");
     }
     return s;
 }

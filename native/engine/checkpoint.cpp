@@ -1,4 +1,5 @@
 #include "checkpoint.h"
+#include "hone_tools.h"
 
 #include "error.h"
 #include "lora.h"
@@ -131,32 +132,32 @@ static void write_optimizer(const CheckpointState & st, const fs::path & path) {
             gguf_add_tensor(g, c);
         }
     }
-    const bool ok = gguf_write_to_file(g, path.string().c_str(), false);
+    const bool ok = gguf_write_to_file(g, utf8_string(path).c_str(), false);
     gguf_free(g);
     ggml_free(host);
-    if (!ok) fail(HONE_E_IO, "%s: cannot write the optimizer state (disk full or no permission?)", path.string().c_str());
+    if (!ok) fail(HONE_E_IO, "%s: cannot write the optimizer state (disk full or no permission?)", utf8_string(path).c_str());
 }
 
 static void write_text(const fs::path & path, const std::string & text) {
     std::ofstream f(path, std::ios::binary);
     f << text;
     f.flush();
-    if (!f) fail(HONE_E_IO, "%s: cannot write (disk full or no permission?)", path.string().c_str());
+    if (!f) fail(HONE_E_IO, "%s: cannot write (disk full or no permission?)", utf8_string(path).c_str());
 }
 
 std::string save_checkpoint(const CheckpointState & st, const std::string & root_s) {
-    const fs::path root(root_s), final_dir = root / checkpoint_name(st.pos);
+    const fs::path root = utf8_path(root_s), final_dir = root / checkpoint_name(st.pos);
     fs::path tmp = final_dir;
     tmp += ".tmp";
     std::error_code ec;
     fs::create_directories(root, ec);
     if (ec) fail(HONE_E_IO, "%s: cannot create the checkpoint folder: %s", root_s.c_str(), ec.message().c_str());
     fs::remove_all(tmp, ec);
-    if (!fs::create_directory(tmp, ec)) fail(HONE_E_IO, "%s: cannot create: %s", tmp.string().c_str(), ec ? ec.message().c_str() : "it exists");
+    if (!fs::create_directory(tmp, ec)) fail(HONE_E_IO, "%s: cannot create: %s", utf8_string(tmp).c_str(), ec ? ec.message().c_str() : "it exists");
 
     try {
         hone_error err{};
-        const std::string adapter = (tmp / "adapter.gguf").string();
+        const std::string adapter = utf8_string(tmp / "adapter.gguf");
         if (hone_adapter_save(&st.adapter, adapter.c_str(), &err) != HONE_OK) fail((hone_status) err.code, "%s", err.message);
         write_optimizer(st, tmp / "optimizer.gguf");
         write_text(tmp / "state.json", state_json(st).dump(2) + "\n");
@@ -168,29 +169,40 @@ std::string save_checkpoint(const CheckpointState & st, const std::string & root
     }
 
     // Replacing an existing checkpoint of the same position (a resumed run passing it again):
-    // move the old one aside first, since a folder cannot be renamed over a non-empty one.
+    // move the old one aside first, since a folder cannot be renamed over a non-empty one. A
+    // process killed between the two renames leaves the old one whole as <name>.replaced, which
+    // prune_checkpoints puts back.
     fs::path old = final_dir;
-    old += ".old";
+    old += ".replaced";
     const bool replace = fs::exists(final_dir);
     if (replace) { fs::remove_all(old, ec); fs::rename(final_dir, old, ec); }
     fs::rename(tmp, final_dir, ec);
-    if (ec) fail(HONE_E_IO, "%s: cannot move the checkpoint into place: %s", final_dir.string().c_str(), ec.message().c_str());
+    if (ec) fail(HONE_E_IO, "%s: cannot move the checkpoint into place: %s", utf8_string(final_dir).c_str(), ec.message().c_str());
     sync_path(root);
     if (replace) fs::remove_all(old, ec);
-    return final_dir.string();
+    return utf8_string(final_dir);
 }
 
 void prune_checkpoints(const std::string & root_s, int keep) {
     std::error_code ec;
     std::vector<std::tuple<int64_t, int, fs::path>> found;
     std::vector<fs::path> stale;
-    for (const auto & e : fs::directory_iterator(fs::path(root_s), ec)) {
+    for (const auto & e : fs::directory_iterator(utf8_path(root_s), ec)) {
         if (!e.is_directory(ec)) continue;
-        const std::string name = e.path().filename().string();
+        const std::string name = utf8_string(e.path().filename());
         int64_t step;
         int micro;
+        const auto ends = [&](const std::string & suffix) { return name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0; };
         if (parse_name(name, step, micro)) found.emplace_back(step, micro, e.path());
-        else if (name.size() > 4 && (name.rfind(".tmp") == name.size() - 4 || name.rfind(".old") == name.size() - 4)) stale.push_back(e.path());
+        else if (ends(".tmp") || ends(".old")) stale.push_back(e.path());
+        else if (ends(".replaced")) {
+            // a replacement cut short: the old checkpoint comes back unless the new one made it
+            const fs::path back = e.path().parent_path() / utf8_path(name.substr(0, name.size() - 9));
+            if (parse_name(utf8_string(back.filename()), step, micro) && !fs::exists(back, ec)) {
+                fs::rename(e.path(), back, ec);
+                if (!ec) found.emplace_back(step, micro, back);
+            } else stale.push_back(e.path());
+        }
     }
     for (const fs::path & s : stale) fs::remove_all(s, ec);
     if (keep <= 0 || (int) found.size() <= keep) return;
@@ -223,19 +235,19 @@ void check_same_data(const DataIdentity & saved, const DataIdentity & now) {
 // ---- loading ----------------------------------------------------------------------------
 
 json read_state(const std::string & dir_s) {
-    const fs::path dir(dir_s);
+    const fs::path dir = utf8_path(dir_s);
     const fs::path p = dir / "state.json";
     std::error_code ec;
-    if (!fs::is_directory(dir, ec)) fail(HONE_E_IO, "%s: checkpoint folder not found", dir.string().c_str());
+    if (!fs::is_directory(dir, ec)) fail(HONE_E_IO, "%s: checkpoint folder not found", utf8_string(dir).c_str());
     std::ifstream f(p, std::ios::binary);
-    if (!f) fail(HONE_E_FORMAT, "%s: not a Hone checkpoint (state.json is missing)", dir.string().c_str());
+    if (!f) fail(HONE_E_FORMAT, "%s: not a Hone checkpoint (state.json is missing)", utf8_string(dir).c_str());
     std::stringstream ss;
     ss << f.rdbuf();
     json s = json::parse(ss.str(), nullptr, false);
-    if (s.is_discarded() || !s.is_object()) fail(HONE_E_FORMAT, "%s: not valid JSON", p.string().c_str());
-    if (s.value("format", "") != "hone-checkpoint") fail(HONE_E_FORMAT, "%s: not a Hone checkpoint state file", p.string().c_str());
+    if (s.is_discarded() || !s.is_object()) fail(HONE_E_FORMAT, "%s: not valid JSON", utf8_string(p).c_str());
+    if (s.value("format", "") != "hone-checkpoint") fail(HONE_E_FORMAT, "%s: not a Hone checkpoint state file", utf8_string(p).c_str());
     if (s.value("version", 0) != FORMAT_VERSION) {
-        fail(HONE_E_FORMAT, "%s: checkpoint format version %d is not supported (this build reads %d)", p.string().c_str(), s.value("version", 0), FORMAT_VERSION);
+        fail(HONE_E_FORMAT, "%s: checkpoint format version %d is not supported (this build reads %d)", utf8_string(p).c_str(), s.value("version", 0), FORMAT_VERSION);
     }
     return s;
 }
@@ -283,9 +295,9 @@ static std::string compare_params(const json & s, const CheckpointState & st) {
 static void load_tensors(const fs::path & path, const std::vector<ggml_tensor *> & dst) {
     ggml_context * data = nullptr;
     std::error_code ec;
-    if (!fs::exists(path, ec)) fail(HONE_E_FORMAT, "%s: missing: the checkpoint is incomplete", path.string().c_str());
-    gguf_context * g = gguf_init_from_file(path.string().c_str(), { false, &data });
-    if (!g) fail(HONE_E_FORMAT, "%s: not a readable GGUF file (truncated or corrupt)", path.string().c_str());
+    if (!fs::exists(path, ec)) fail(HONE_E_FORMAT, "%s: missing: the checkpoint is incomplete", utf8_string(path).c_str());
+    gguf_context * g = gguf_init_from_file(utf8_string(path).c_str(), { false, &data });
+    if (!g) fail(HONE_E_FORMAT, "%s: not a readable GGUF file (truncated or corrupt)", utf8_string(path).c_str());
     struct Closer { gguf_context * g; ggml_context * c; ~Closer() { gguf_free(g); ggml_free(c); } } closer{ g, data };
     std::string problems;
     for (ggml_tensor * t : dst) {
@@ -298,7 +310,7 @@ static void load_tensors(const fs::path & path, const std::vector<ggml_tensor *>
         }
         ggml_backend_tensor_set(t, src->data, 0, ggml_nbytes(t));
     }
-    if (!problems.empty()) fail(HONE_E_FORMAT, "%s does not match this trainer:%s", path.string().c_str(), problems.c_str());
+    if (!problems.empty()) fail(HONE_E_FORMAT, "%s does not match this trainer:%s", utf8_string(path).c_str(), problems.c_str());
 }
 
 static uint64_t parse_hex64(const std::string & s) { return std::stoull(s, nullptr, 16); }
@@ -347,7 +359,7 @@ static void load_state_tensors(const CheckpointState & st, const fs::path & dir,
 }
 
 void load_checkpoint(const CheckpointState & st, const std::string & dir_s) {
-    const fs::path dir(dir_s);
+    const fs::path dir = utf8_path(dir_s);
     const json s = read_state(dir_s);
     try {
         check_same_model(s, st, dir_s);
@@ -368,12 +380,12 @@ void load_checkpoint(const CheckpointState & st, const std::string & dir_s) {
         st.opt.updates = updates;
         st.data = id;
     } catch (const json::exception & e) {
-        fail(HONE_E_FORMAT, "%s: state.json is missing a field or has a wrong type (%s)", (dir / "state.json").string().c_str(), e.what());
+        fail(HONE_E_FORMAT, "%s: state.json is missing a field or has a wrong type (%s)", utf8_string(dir / "state.json").c_str(), e.what());
     }
 }
 
 void continue_from_checkpoint(const CheckpointState & st, const std::string & dir_s) {
-    const fs::path dir(dir_s);
+    const fs::path dir = utf8_path(dir_s);
     const json s = read_state(dir_s);
     try {
         check_same_model(s, st, dir_s);
@@ -395,7 +407,7 @@ void continue_from_checkpoint(const CheckpointState & st, const std::string & di
         st.opt.updates = updates; // AdamW's bias correction goes on
         st.data = DataIdentity{}; // a new segment may train on other data
     } catch (const json::exception & e) {
-        fail(HONE_E_FORMAT, "%s: state.json is missing a field or has a wrong type (%s)", (dir / "state.json").string().c_str(), e.what());
+        fail(HONE_E_FORMAT, "%s: state.json is missing a field or has a wrong type (%s)", utf8_string(dir / "state.json").c_str(), e.what());
     }
 }
 

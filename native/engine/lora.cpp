@@ -1,4 +1,5 @@
 #include "lora.h"
+#include "hone_tools.h"
 
 #include "error.h"
 #include "hone_test.h"
@@ -241,7 +242,7 @@ static void write_record(gguf_context * g, const hone_adapter & ad) {
     const TrainingRecord & r = ad.record;
     const FileFingerprint fp = gguf_fingerprint(m.path, m.gguf);
     gguf_set_val_u32(g, "hone.format_version", 1);
-    gguf_set_val_str(g, "hone.base.file", std::filesystem::path(m.path).filename().string().c_str());
+    gguf_set_val_str(g, "hone.base.file", utf8_string(utf8_path(m.path).filename()).c_str());
     gguf_set_val_str(g, "hone.base.name", m.name.c_str());
     gguf_set_val_u64(g, "hone.base.size", fp.size);
     gguf_set_val_str(g, "hone.base.fingerprint", hex64(fp.hash).c_str());

@@ -6,6 +6,7 @@
 
 #include "hone.h"
 
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
@@ -95,5 +96,12 @@ IsolatedResult run_isolated(const std::function<std::string()> & fn);
 // Loads the backend libraries once when none is registered yet (a GGML_BACKEND_DL build): from
 // $HONE_BACKEND_DIR, else the folder of the module holding the engine (hone.node or hone-train).
 void ensure_backends();
+
+// ---- paths (utf8_path.cpp) ----------------------------------------------------------------
+// Paths cross the engine's API as UTF-8 (as ggml's own file functions take them). On Windows,
+// std::filesystem reads and writes a narrow string in the C library's code page, not UTF-8, so
+// a folder named outside it would be garbled: every conversion between the two goes through these.
+std::filesystem::path utf8_path(const std::string & s);
+std::string utf8_string(const std::filesystem::path & p);
 
 } // namespace hone

@@ -246,6 +246,19 @@ void packing_cases() {
         const int32_t long_ones[] = { 5000, 5000 };
         CHECK(!hone_packing_helps(long_ones, 2, 1024), "sequences longer than the row take one each");
     });
+    run_case("checkpoints: a replacement cut short is put back by the next prune, unless the new one made it", [] {
+        const fs::path root = fs::temp_directory_path() / ("hone-prune-" + std::to_string((long long) getpid()));
+        fs::remove_all(root);
+        for (const char * d : { "3.replaced", "4", "4.replaced", "5.old", "5.tmp" }) {
+            fs::create_directories(root / d);
+            std::ofstream(root / d / "state.json") << "{}";
+        }
+        prune_checkpoints(root.string(), 0);
+        CHECK(fs::exists(root / "3" / "state.json"), "3.replaced, with no 3, is checkpoint 3 again");
+        CHECK(!fs::exists(root / "3.replaced") && !fs::exists(root / "4.replaced"), "no .replaced folder is left");
+        CHECK(fs::exists(root / "4") && !fs::exists(root / "5.old") && !fs::exists(root / "5.tmp"), "4 stays, stale folders go");
+        fs::remove_all(root);
+    });
     run_case("micro-batch sizes: divisors of the batch unpacked; equal splits of a step's rows packed", [] {
         CHECK(micro_batch_candidates(0, 12, true) == std::vector<int32_t>({ 12, 6, 4, 3, 2, 1 }), "divisors of 12");
         CHECK(micro_batch_candidates(9, 32, false) == std::vector<int32_t>({ 9, 5, 3, 2, 1 }), "splits of 9 rows");

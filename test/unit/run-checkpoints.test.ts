@@ -37,3 +37,10 @@ test('a state.json holding null is a bad_format error naming it, not a TypeError
   const dir = tempFiles(t, { 'state.json': 'null\n' });
   await assert.rejects(lastStepOf(dir), (err: unknown) => err instanceof HoneError && err.code === 'bad_format' && err.message.includes(join(dir, 'state.json')));
 });
+
+test('a replacement of the newest checkpoint cut short leaves it resumable as N.replaced, unless N made it', (t) => {
+  const cut = tempFiles(t, { '2/state.json': state, '3.replaced/state.json': state, '3.tmp/adapter.gguf': '' });
+  assert.equal(latestCheckpoint(cut), join(cut, '3.replaced'));
+  const done = tempFiles(t, { '3/state.json': state, '3.replaced/state.json': state });
+  assert.equal(latestCheckpoint(done), join(done, '3'));
+});

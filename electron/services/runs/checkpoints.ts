@@ -33,8 +33,16 @@ export function latestCheckpoint(dir: string): string | null {
     // missing, or not a folder: nothing to resume from (the run is still listed)
     return null;
   }
-  const steps = names.filter((n) => isStepName(n) && isCheckpoint(join(dir, n))).map(Number);
-  return steps.length ? join(dir, String(Math.max(...steps))) : null;
+  const found = new Map<number, string>();
+  for (const n of names) if (isStepName(n) && isCheckpoint(join(dir, n))) found.set(Number(n), n);
+  // a replacement of checkpoint N cut short (the engine moves the old one aside, then renames
+  // the new one in) leaves the old one whole as N.replaced; the engine puts it back at its next save
+  for (const n of names) {
+    const step = n.endsWith('.replaced') ? n.slice(0, -'.replaced'.length) : null;
+    if (step !== null && isStepName(step) && !names.includes(step) && isCheckpoint(join(dir, n))) found.set(Number(step), n);
+  }
+  if (found.size === 0) return null;
+  return join(dir, found.get(Math.max(...found.keys()))!);
 }
 
 /** A run's last finished step as a checkpoint records it (the step event's fields). */
