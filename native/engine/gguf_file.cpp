@@ -2,11 +2,13 @@
 
 #include "error.h"
 #include "ggml.h"
+#include "hone_tools.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <cinttypes>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <vector>
 #include <sys/stat.h>
@@ -22,13 +24,15 @@
 
 namespace hone {
 
+// std::filesystem rather than stat: wide paths on Windows, whatever the process's code page
 static uint64_t file_size_or_fail(const std::string & path) {
-    struct stat st;
-    if (stat(path.c_str(), &st) != 0) {
-        fail(HONE_E_IO, "%s: %s", path.c_str(), errno == ENOENT ? "file not found" : strerror(errno));
-    }
-    if (!(st.st_mode & S_IFREG)) fail(HONE_E_IO, "%s: not a regular file", path.c_str());
-    return (uint64_t) st.st_size;
+    std::error_code ec;
+    const std::filesystem::file_status st = std::filesystem::status(utf8_path(path), ec);
+    if (!std::filesystem::exists(st)) fail(HONE_E_IO, "%s: %s", path.c_str(), ec && ec != std::errc::no_such_file_or_directory ? ec.message().c_str() : "file not found");
+    if (!std::filesystem::is_regular_file(st)) fail(HONE_E_IO, "%s: not a regular file", path.c_str());
+    const uintmax_t size = std::filesystem::file_size(utf8_path(path), ec);
+    if (ec) fail(HONE_E_IO, "%s: %s", path.c_str(), ec.message().c_str());
+    return (uint64_t) size;
 }
 
 gguf_context * open_gguf_checked(const std::string & path, ggml_context ** meta) {
@@ -103,7 +107,7 @@ std::string hex64(uint64_t v) {
 
 #ifdef _WIN32
 ReadOnlyMap::ReadOnlyMap(const std::string & path) {
-    HANDLE file = CreateFileA(path.c_str(), GENERIC_READ, FILE_SHARE_READ, nullptr, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, nullptr);
+    HANDLE file = CreateFileW(utf8_path(path).c_str(), GENERIC_READ, FILE_SHARE_READ, nullptr, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, nullptr);
     if (file == INVALID_HANDLE_VALUE) fail(HONE_E_IO, "%s: cannot open for mapping", path.c_str());
     LARGE_INTEGER sz;
     GetFileSizeEx(file, &sz);
