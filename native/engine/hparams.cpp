@@ -430,6 +430,12 @@ static void read_counts(hone_model & m) {
     hp.n_embd    = gguf_u32(g, a + "embedding_length", true);
     const int nextn = (int) gguf_u32(g, a + "nextn_predict_layers", false, 0);
     hp.n_layer = hp.n_layer_all - nextn;
+    // every block has tensors of its own: a count past the file's tensors is a damaged header
+    // (and would size per-layer tables by it before any tensor is looked for)
+    if ((int64_t) hp.n_layer_all > gguf_get_n_tensors(g) || nextn < 0) {
+        fail(HONE_E_FORMAT, "%s: '%sblock_count' is %u but the file holds %lld tensors: the header is damaged", m.path.c_str(), a.c_str(),
+             (unsigned) hp.n_layer_all, (long long) gguf_get_n_tensors(g));
+    }
     if (hp.n_layer <= 0) {
         fail(HONE_E_FORMAT, "%s: '%sblock_count' is %d with %d multi-token-prediction blocks: no layers", m.path.c_str(), a.c_str(), hp.n_layer_all, nextn);
     }

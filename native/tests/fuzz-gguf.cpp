@@ -2,10 +2,11 @@
 // child (run_isolated) with a time limit, so a crash or a hang is counted instead of ending the
 // run. Every load must either succeed or be refused with a named status and a message.
 //   hone-fuzz-gguf --model M.gguf [--cases 2000] [--seed 1] [--stride 1] [--threads 1]
+//   hone-fuzz-gguf --model M.gguf --replay CASE_SEED [--out FILE]  (one case, in this process)
 // Mutations: the file cut at every `stride`-th offset of its header; 1 to 8 random bit flips in
-// the header; a count, length, dimension, type or offset of the header (found by walking it) set
-// to an edge value (0, 1, 2^31, 2^32, 2^63, ~0, +-1, random); a span of the header removed or
-// repeated. Prints one line per failure (the case's seed and mutation, to replay it) and a summary;
+// the header; a count, length, dimension, type, offset or integer value (a hyperparameter) of
+// the header (found by walking it) set to an edge value (0, 1, 2^31, 2^32, 2^63, ~0, +-1,
+// random); a span of the header removed or repeated. Prints one line per failure (the case's seed and mutation, to replay it) and a summary;
 // exits 1 when any case crashed or hung. test/native/fuzz-gguf-loader.test.ts runs a short sweep.
 #include "hone.h"
 #include "hone_tools.h"
@@ -63,7 +64,8 @@ struct Walker {
             return;
         }
         if (type > 12 || type == 9) { ok = false; return; }
-        rd(size[type], nullptr);
+        const bool count_like = depth == 0 && (type == 4 || type == 5 || type == 10 || type == 11); // hyperparameters
+        rd(size[type], count_like ? "integer value" : nullptr);
     }
     size_t walk() {
         if (rd(4, nullptr) != 0x46554747u) return 0; // "GGUF"
@@ -184,7 +186,8 @@ void load_case(const std::string & path, const std::string & how, int threads, T
 int main(int argc, char ** argv) {
     const char * model = nullptr;
     int cases = 2000, stride = 1, threads = 1;
-    uint64_t seed = 1;
+    uint64_t seed = 1, replay = 0;
+    const char * replay_out = nullptr;
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string k = argv[i];
         if (k == "--model") model = argv[i + 1];
@@ -192,6 +195,8 @@ int main(int argc, char ** argv) {
         else if (k == "--seed") seed = strtoull(argv[i + 1], nullptr, 10);
         else if (k == "--stride") stride = std::max(1, atoi(argv[i + 1]));
         else if (k == "--threads") threads = atoi(argv[i + 1]);
+        else if (k == "--replay") replay = strtoull(argv[i + 1], nullptr, 10);
+        else if (k == "--out") replay_out = argv[i + 1];
     }
     if (!model) {
         fprintf(stderr, "usage: hone-fuzz-gguf --model M.gguf [--cases 2000] [--seed 1] [--stride 1] [--threads 1]\n");
@@ -203,6 +208,23 @@ int main(int argc, char ** argv) {
     if (header_end == 0 || w.fields.empty()) {
         fprintf(stderr, "%s: not a GGUF file whose header this harness can walk\n", model);
         return 2;
+    }
+    if (replay) { // one case in this process, under a debugger or a profiler; --out keeps the file
+        const Case c = mutate(orig, header_end, w.fields, replay);
+        const std::string path = replay_out ? replay_out : "hone-fuzz-replay.gguf";
+        if (!write_file(path, c.bytes)) { fprintf(stderr, "cannot write %s\n", path.c_str()); return 2; }
+        printf("case seed %llu: %s -> %s\n", (unsigned long long) replay, c.how.c_str(), path.c_str());
+        fflush(stdout);
+        hone_model_params mp = hone_model_default_params();
+        mp.path = path.c_str();
+        mp.backend = "cpu";
+        mp.n_threads = threads;
+        hone_model * m = nullptr;
+        hone_error err{};
+        const hone_status st = hone_model_load(&mp, &m, &err);
+        printf("%s%s%s\n", st == HONE_OK ? "loaded" : hone_status_name(st), st == HONE_OK ? "" : ": ", st == HONE_OK ? "" : err.message);
+        if (m) hone_model_free(m);
+        return 0;
     }
     const std::string tmp = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") + "/hone-fuzz-" + std::to_string(
 #ifndef _WIN32
