@@ -148,24 +148,29 @@ struct Tally {
     std::map<std::string, int> refused;
 };
 
+// One load on the CPU: "loaded" or "refused <status>: <message>".
+std::string load_once(const std::string & path, int threads) {
+    hone_model_params mp = hone_model_default_params();
+    mp.path = path.c_str();
+    mp.backend = "cpu";
+    mp.n_threads = threads;
+    hone_model * m = nullptr;
+    hone_error err{};
+    const hone_status s = hone_model_load(&mp, &m, &err);
+    if (s == HONE_OK) {
+        hone_model_free(m);
+        return "loaded";
+    }
+    return std::string("refused ") + hone_status_name(s) + ": " + err.message;
+}
+
 // Loads `path` in a child; "loaded", "refused <status>: <message>" or how the child died.
 void load_case(const std::string & path, const std::string & how, int threads, Tally & t) {
     const hone::IsolatedResult r = hone::run_isolated([&]() -> std::string {
 #ifndef _WIN32
         alarm(20); // a hang ends the child (SIGALRM) and is counted
 #endif
-        hone_model_params mp = hone_model_default_params();
-        mp.path = path.c_str();
-        mp.backend = "cpu";
-        mp.n_threads = threads;
-        hone_model * m = nullptr;
-        hone_error err{};
-        const hone_status s = hone_model_load(&mp, &m, &err);
-        if (s == HONE_OK) {
-            hone_model_free(m);
-            return "loaded";
-        }
-        return std::string("refused ") + hone_status_name(s) + ": " + err.message;
+        return load_once(path, threads);
     });
     t.cases++;
     if (r.crashed) {
@@ -215,15 +220,7 @@ int main(int argc, char ** argv) {
         if (!write_file(path, c.bytes)) { fprintf(stderr, "cannot write %s\n", path.c_str()); return 2; }
         printf("case seed %llu: %s -> %s\n", (unsigned long long) replay, c.how.c_str(), path.c_str());
         fflush(stdout);
-        hone_model_params mp = hone_model_default_params();
-        mp.path = path.c_str();
-        mp.backend = "cpu";
-        mp.n_threads = threads;
-        hone_model * m = nullptr;
-        hone_error err{};
-        const hone_status st = hone_model_load(&mp, &m, &err);
-        printf("%s%s%s\n", st == HONE_OK ? "loaded" : hone_status_name(st), st == HONE_OK ? "" : ": ", st == HONE_OK ? "" : err.message);
-        if (m) hone_model_free(m);
+        printf("%s\n", load_once(path, threads).c_str());
         return 0;
     }
     const std::string tmp = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") + "/hone-fuzz-" + std::to_string(
