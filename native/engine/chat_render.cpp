@@ -1,4 +1,5 @@
 #include "chat_render.h"
+#include "template_limits.h"
 
 #include "error.h"
 #include "model.h"
@@ -385,6 +386,7 @@ static void make_template(const std::string & src, const llama_vocab * vocab, co
     const int32_t bos = llama_vocab_bos(vocab), eos = llama_vocab_eos(vocab);
     const std::string bos_text = bos != LLAMA_TOKEN_NULL ? token_piece(vocab, bos) : "";
     const std::string eos_text = eos != LLAMA_TOKEN_NULL ? token_piece(vocab, eos) : "";
+    check_template_limits(src, whose);
     try {
         out = std::make_unique<common_chat_template>(src, bos_text, eos_text);
     } catch (const std::exception & e) {
