@@ -378,7 +378,9 @@ int cmd_train(int argc, char ** argv) {
     outcome.eval_loss = ev.last_eval.eval_loss;
     outcome.steps = hone_trainer_step(trainer);
     outcome.peak_rss_mib = peak_rss_mib();
-    const std::string run = run_json(cfg, tp, info, hone_adapter_n_params(adapter), memory_report(trainer), outcome);
+    const Config memory = memory_report(trainer);
+    if (memory.contains("ubatch")) cfg["ubatch"] = memory["ubatch"]; // as it ran: the trainer's choice when automatic (as hone's run.json)
+    const std::string run = run_json(cfg, tp, info, hone_adapter_n_params(adapter), memory, outcome);
     if (!write_atomic(out_dir + "/run.json", run + "\n")) return report_error(json, "io_error", out_dir + "/run.json: cannot write (disk full?)" + resumable);
     char * ops = nullptr;
     if (hone_trainer_op_report(trainer, &ops, &err) != HONE_OK) return report_error(json, status_code(err.code), err.message);

@@ -58,7 +58,11 @@ describe('engine capabilities and the training plan', () => {
     }
     assert.equal(e.config.alpha, 2 * e.config.rank);
     // both run folders hold the options the run trained with as config.json
-    assert.deepEqual(JSON.parse(readFileSync(join(dir, 'engine', 'config.json'), 'utf8')), e.config);
+    // (config.json as asked, run.json as it ran: an automatic micro-batch is the trainer's choice there)
+    const asked = JSON.parse(readFileSync(join(dir, 'engine', 'config.json'), 'utf8'));
+    assert.equal(asked.ubatch, 0);
+    assert.equal(e.config.ubatch, e.memory.ubatch);
+    assert.deepEqual({ ...asked, ubatch: e.config.ubatch }, e.config);
     assert.equal(JSON.parse(readFileSync(join(dir, 'node', 'config.json'), 'utf8')).rank, n.config.rank);
     assert.deepEqual(
       [n.model.arch, n.model.nParams, n.adapter.nParams, n.metrics.steps, n.data.sequences],
