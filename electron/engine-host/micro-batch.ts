@@ -3,10 +3,10 @@
  * default) lets the engine choose the most rows whose plan fits, bounded by the rows a step of
  * this data fills; a resumed run keeps its checkpoint's size, so it goes on exactly.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TrainConfig } from '../common/engine-api.ts';
 import { HoneError } from '../common/errors.ts';
+import { readJsonFile } from '../services/json-file.ts';
 import type { HoneAddon, TrainerParams } from './binding.ts';
 
 export function microBatchParams(
@@ -19,12 +19,7 @@ export function microBatchParams(
 
 function checkpointMicroBatch(dir: string): number {
   const file = join(dir, 'state.json');
-  let state: unknown;
-  try {
-    state = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (e) {
-    throw new HoneError('bad_format', `${file}: cannot read the checkpoint's state (${(e as Error).message})`);
-  }
+  const state = readJsonFile(file);
   const n = (state as { train_params?: { n_ubatch?: unknown } } | null)?.train_params?.n_ubatch;
   if (typeof n !== 'number' || !Number.isInteger(n) || n < 1) throw new HoneError('bad_format', `${file}: train_params.n_ubatch is missing or not a positive integer`);
   return n;

@@ -10,4 +10,9 @@ bool env_switch_on(const char * name) {
     return !(v && std::strcmp(v, "0") == 0);
 }
 
+const char * env_switch_value(const char * name) {
+    const char * v = std::getenv(name);
+    return v && *v ? v : nullptr;
+}
+
 } // namespace hone

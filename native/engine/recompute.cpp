@@ -1,5 +1,7 @@
 #include "recompute.h"
 
+#include "env_switch.h"
+
 #include "error.h"
 
 // struct ggml_cgraph: the node order, hash set and use counts rewritten here (its static
@@ -175,13 +177,10 @@ SelectiveMode selective_recompute_mode(const char * env_value, bool gpu) {
 }
 
 SelectiveMode selective_recompute_mode(bool gpu) {
-    return selective_recompute_mode(getenv("HONE_SELECTIVE_RECOMPUTE"), gpu);
+    return selective_recompute_mode(env_switch_value("HONE_SELECTIVE_RECOMPUTE"), gpu);
 }
 
-bool selective_recompute_asked() {
-    const char * v = getenv("HONE_SELECTIVE_RECOMPUTE");
-    return v && *v;
-}
+bool selective_recompute_asked() { return env_switch_value("HONE_SELECTIVE_RECOMPUTE") != nullptr; }
 
 int recompute_activations(ggml_context * ctx, ggml_cgraph * gb, int n_forward, const std::unordered_set<const ggml_tensor *> & keep) {
     Rewriter r{ ctx, {}, keep, {}, {}, {}, {} };
