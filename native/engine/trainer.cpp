@@ -535,7 +535,8 @@ static MicroBatchChoice choose_micro_batch(hone_model * model, hone_adapter * ad
         q.n_ubatch = b;
         return plan_trainer(model, adapter, q, hooks, selective);
     };
-    const std::string step = fixed ? strfmt("a step's %d sequences", rows) : strfmt("the %d rows a step fills at most", rows);
+    const char * s = rows == 1 ? "" : "s";
+    const std::string step = fixed ? strfmt("a step's %d sequence%s", rows, s) : strfmt("the %d row%s a step fills at most", rows, s);
     // sizes[lo] does not fit (or lo == -1), sizes[hi] does (or hi == size): bisect between them
     int lo = -1, hi = (int) sizes.size();
     std::unique_ptr<hone_trainer> best;
